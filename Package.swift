@@ -1,0 +1,64 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Nimbus",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "Nimbus", targets: ["Nimbus"]),
+        .library(name: "NimbusWire", targets: ["NimbusWire"]),
+        .library(name: "NimbusServer", targets: ["NimbusServer"]),
+        .library(name: "NimbusTesting", targets: ["NimbusTesting"]),
+        .executable(name: "nimbus", targets: ["nimbus"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // The object graph: model, objects, contexts, coordinator, stores, fetching.
+        .target(
+            name: "Nimbus",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Helpers for tests of apps and of Nimbus itself: temporary stores, SQL recording.
+        .target(name: "NimbusTesting", dependencies: ["Nimbus"]),
+        // The sync protocol's Codable types; no I/O.
+        .target(name: "NimbusWire"),
+        // The sync server: HTTP + WebSocket API, storage backends, push.
+        .target(
+            name: "NimbusServer",
+            dependencies: [
+                "NimbusWire",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "nimbus",
+            dependencies: [
+                "Nimbus",
+                "NimbusServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting"]),
+        .testTarget(name: "NimbusWireTests", dependencies: ["NimbusWire"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "NimbusServerTests", dependencies: ["NimbusServer", "NimbusWire"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

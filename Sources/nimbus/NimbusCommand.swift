@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct NimbusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nimbus",
+        abstract: "Core Data's object graph and a self-hostable sync server.",
+        subcommands: []
+    )
+}
