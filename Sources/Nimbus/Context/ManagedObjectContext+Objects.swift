@@ -1,0 +1,131 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Inserts a new object; it is saved with the next ``save()``.
+    public func insert(_ object: ManagedObject) {
+        if object.managedObjectContext === self, object.flags.isInserted { return }
+        if object.flags.isDeleted, object.managedObjectContext === self {
+            // Re-inserting a deleted object un-deletes it.
+            object.flags.isDeleted = false
+            deletedSet.remove(object)
+            if object.objectID.isTemporaryID { object.flags.isInserted = true; insertedSet.insert(object) }
+            return
+        }
+        object.managedObjectContext = self
+        object.flags.isInserted = true
+        insertedSet.insert(object)
+        register(object)
+        object.awakeFromInsert()
+    }
+
+    /// Creates and inserts a new object of an entity, by name.
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/unknownEntity``.
+    @discardableResult
+    public func insertNewObject(forEntityName name: String) throws -> ManagedObject {
+        let entity = try entity(named: name)
+        if entity.isAbstract {
+            throw NimbusError(.invalidArgument, "entity \(name) is abstract; insert one of its sub-entities")
+        }
+        return entity.managedObjectClass.init(entity: entity, insertInto: self)
+    }
+
+    /// Marks an object deleted; its delete rules apply when changes are processed (at save).
+    public func delete(_ object: ManagedObject) {
+        guard object.managedObjectContext === self, !object.flags.isDeleted else { return }
+        if object.flags.isInserted {
+            // A new object that is deleted simply disappears, after nullifying its relationships.
+            object.flags.isDeleted = true
+            deletedSet.insert(object)
+            return
+        }
+        object.flags.isDeleted = true
+        deletedSet.insert(object)
+    }
+
+    /// The object for an ID: the registered one, or a fault the context registers.
+    ///
+    /// The object's row is not read until a property is accessed.
+    public func object(with objectID: ManagedObjectID) -> ManagedObject {
+        if let object = registry[objectID]?.object { return object }
+        let object = objectID.entity.managedObjectClass.init(materializing: .init(id: objectID, context: self, snapshot: nil, asFault: true))
+        register(object)
+        return object
+    }
+
+    /// The object for an ID, loaded; throws when its row does not exist.
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/objectNotFound``.
+    public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
+        let object = object(with: objectID)
+        if objectID.isTemporaryID {
+            guard object.flags.isInserted else {
+                throw NimbusError(.objectNotFound, "no object with temporary ID \(objectID) in this context")
+            }
+            return object
+        }
+        if object.values == nil {
+            guard let snapshot = try persistentStoreCoordinator.snapshot(for: objectID, context: self) else {
+                unregister(object)
+                throw NimbusError(.objectNotFound, "no row for \(objectID): it was deleted or never saved")
+            }
+            object.fulfill(with: snapshot)
+        }
+        return object
+    }
+
+    /// Whether the context has unsaved inserts, updates or deletes.
+    public var hasChanges: Bool {
+        !insertedSet.isEmpty || !deletedSet.isEmpty || changedSet.contains { $0.hasChanges }
+    }
+
+    /// Objects inserted since the last save.
+    public var insertedObjects: Set<ManagedObject> { insertedSet.filter { !$0.flags.isDeleted } }
+    /// Objects with changed properties since the last save.
+    public var updatedObjects: Set<ManagedObject> { changedSet.filter { $0.isUpdated } }
+    /// Objects deleted since the last save.
+    public var deletedObjects: Set<ManagedObject> { deletedSet.filter { !$0.flags.isInserted } }
+
+    func markChanged(_ object: ManagedObject) {
+        if !object.flags.isChanged {
+            object.flags.isChanged = true
+            changedSet.insert(object)
+        }
+    }
+
+    /// Makes the IDs of newly inserted objects permanent, reserving their rows' keys.
+    ///
+    /// - Throws: when no store can hold an object.
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        let temporary = objects.filter { $0.objectID.isTemporaryID }
+        guard !temporary.isEmpty else { return }
+        let ids = try persistentStoreCoordinator.obtainPermanentIDs(for: temporary.map(\.objectID))
+        remapIDs(Dictionary(uniqueKeysWithValues: zip(temporary.map(\.objectID), ids)))
+    }
+
+    /// Replaces temporary IDs everywhere the context holds them.
+    func remapIDs(_ map: [ManagedObjectID: ManagedObjectID]) {
+        guard !map.isEmpty else { return }
+        for (old, new) in map {
+            guard let object = registry.removeValue(forKey: old)?.object else { continue }
+            object.objectID = new
+            registry[new] = WeakObject(object)
+        }
+        for object in registry.values.compactMap(\.object) {
+            guard var values = object.values else { continue }
+            var changed = false
+            for index in object.entity.toOneIndexes {
+                if case let .object(id) = values[index], let new = map[id] { values[index] = .object(new); changed = true }
+            }
+            for index in object.entity.toManyIndexes {
+                if case let .objects(ids) = values[index], ids.contains(where: { map[$0] != nil }) {
+                    values[index] = .objects(ids.map { map[$0] ?? $0 }); changed = true
+                }
+            }
+            if changed { object.values = values }
+            for (index, ids) in object.committedToMany where ids.contains(where: { map[$0] != nil }) {
+                object.committedToMany[index] = ids.map { map[$0] ?? $0 }
+            }
+        }
+    }
+}

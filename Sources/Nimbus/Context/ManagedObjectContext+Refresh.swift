@@ -1,0 +1,99 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Discards every unsaved change: inserted objects leave, deleted ones come back,
+    /// changed ones return to their saved values.
+    public func rollback() {
+        for object in insertedSet {
+            unregister(object)
+            object.managedObjectContext = nil
+            object.flags = .init()
+        }
+        for object in changedSet.union(deletedSet) where !object.flags.isInserted {
+            object.flags.isDeleted = false
+            object.flags.isChanged = false
+            if let committed = object.committed {
+                object.values = committed.values
+                object.loadedToMany = []
+                object.committedToMany = [:]
+            } else {
+                object.turnIntoFault()
+            }
+        }
+        insertedSet.removeAll()
+        deletedSet.removeAll()
+        changedSet.removeAll()
+        processedDeletes.removeAll()
+    }
+
+    /// Forgets every object: registered objects are released and unsaved changes dropped.
+    public func reset() {
+        rollback()
+        for object in registry.values.compactMap(\.object) {
+            object.turnIntoFault()
+            object.managedObjectContext = nil
+        }
+        registry.removeAll()
+        assignedStores.removeAll()
+    }
+
+    /// Reloads an object from the store on its next access.
+    ///
+    /// With `mergeChanges` false the object becomes a fault and its unsaved changes are
+    /// dropped; with true its unsaved changes are kept on top of the store's values.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard object.managedObjectContext === self, !object.objectID.isTemporaryID else { return }
+        persistentStoreCoordinator.rowCache.remove([object.objectID])
+        if mergeChanges, let values = object.values, object.hasPersistentChangedValues {
+            let changed = object.changedPropertyIndexes()
+            let kept = changed.map { ($0, values[$0]) }
+            guard let snapshot = try? persistentStoreCoordinator.snapshot(for: object.objectID, context: self) else { return }
+            object.fulfill(with: snapshot)
+            for (index, value) in kept {
+                if object.entity.properties[index].relationship?.isToMany == true {
+                    object.ensureToManyLoaded(index)
+                }
+                object.values![index] = value
+            }
+            return
+        }
+        object.turnIntoFault()
+        changedSet.remove(object)
+    }
+
+    /// Refreshes every registered object, keeping unsaved changes.
+    public func refreshAllObjects() {
+        for object in registry.values.compactMap(\.object) {
+            refresh(object, mergeChanges: object.hasChanges)
+        }
+    }
+
+    /// Merges another context's save: updated objects take the saved values (keeping this
+    /// context's own unsaved changes on top), deleted objects are removed, and
+    /// inserted objects become available.
+    public func mergeChanges(fromContextDidSave notification: SaveNotification) {
+        for id in notification.updatedObjectIDs.union(notification.insertedObjectIDs) {
+            guard let object = registry[id]?.object else { continue }
+            if let snapshot = notification.snapshots[id], !object.hasPersistentChangedValues {
+                object.fulfill(with: snapshot)
+            } else {
+                refresh(object, mergeChanges: true)
+            }
+            if object.loadedToMany.isEmpty == false { object.loadedToMany = []; object.committedToMany = [:] }
+        }
+        for id in notification.deletedObjectIDs {
+            guard let object = registry[id]?.object else { continue }
+            unregister(object)
+            object.flags.isDeletedInStore = true
+            object.markInaccessible()
+        }
+        // To-many relationships pointing at changed objects may have changed too.
+        let touched = notification.insertedObjectIDs.union(notification.updatedObjectIDs).union(notification.deletedObjectIDs)
+        guard !touched.isEmpty else { return }
+        for object in registry.values.compactMap(\.object) where !object.loadedToMany.isEmpty && !object.hasPersistentChangedValues {
+            object.loadedToMany = []
+            object.committedToMany = [:]
+            if let committed = object.committed { object.values = committed.values }
+        }
+    }
+}

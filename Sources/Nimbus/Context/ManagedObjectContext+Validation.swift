@@ -1,0 +1,49 @@
+extension ManagedObjectContext {
+    /// Validates every inserted and updated object; throws one error listing them all.
+    func validateForSave() throws {
+        var failures: [NimbusError.ValidationFailure] = []
+        let candidates = insertedSet.union(changedSet).filter { !$0.flags.isDeleted && !$0.flags.isDeletedInStore }
+        for object in candidates.sorted(by: { $0.objectID < $1.objectID }) {
+            failures += object.validationFailures()
+        }
+        guard failures.isEmpty else {
+            var error = NimbusError(.validationFailed, "\(failures.count) validation failure(s): "
+                + failures.map(\.description).joined(separator: "; "))
+            error.validationFailures = failures
+            throw error
+        }
+    }
+}
+
+extension ManagedObject {
+    /// Every property of the object that fails its model's rules.
+    func validationFailures() -> [NimbusError.ValidationFailure] {
+        fireFaultIfNeeded()
+        guard let values else { return [] }
+        var failures: [NimbusError.ValidationFailure] = []
+        func fail(_ property: String, _ reason: String) {
+            failures.append(.init(objectID: objectID, entityName: entity.name, property: property, reason: reason))
+        }
+        for (index, property) in entity.properties.enumerated() where !property.isTransient {
+            switch property {
+            case let .attribute(attribute):
+                if let reason = attribute.validationFailure(for: values[index]) { fail(attribute.name, reason) }
+            case let .relationship(relationship) where relationship.isToMany:
+                guard loadedToMany.contains(index) || flags.isInserted || !relationship.isOptional || relationship.minCount > 0 || relationship.maxCount > 0 else { continue }
+                ensureToManyLoaded(index)
+                guard case let .objects(ids) = self.values![index] else { continue }
+                if !relationship.isOptional && ids.isEmpty { fail(relationship.name, "is required") }
+                if relationship.minCount > 0 && (!ids.isEmpty || !relationship.isOptional) && ids.count < relationship.minCount {
+                    fail(relationship.name, "has \(ids.count) objects, fewer than the minimum \(relationship.minCount)")
+                }
+                if relationship.maxCount > 0 && ids.count > relationship.maxCount {
+                    fail(relationship.name, "has \(ids.count) objects, more than the maximum \(relationship.maxCount)")
+                }
+            case let .relationship(relationship):
+                if !relationship.isOptional && values[index].isNull { fail(relationship.name, "is required") }
+            }
+        }
+        for reason in validateForSave() { fail(reason.property, reason.reason) }
+        return failures
+    }
+}

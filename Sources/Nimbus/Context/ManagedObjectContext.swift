@@ -1,0 +1,150 @@
+import Dispatch
+import Foundation
+
+/// A scratch pad of objects: fetch them, change them, save them in one transaction.
+///
+/// A context runs its work on its own serial queue (``ConcurrencyType/privateQueue``) or
+/// on the main queue (``ConcurrencyType/mainQueue``). Use ``perform(_:)``,
+/// ``performAndWait(_:)`` or `await context.perform { … }` to work on it from elsewhere.
+/// Objects never leave their context; pass ``ManagedObjectID``s between contexts.
+///
+/// ```swift
+/// let context = container.newBackgroundContext()
+/// try await context.perform {
+///     let post = ManagedObject(entity: try context.entity(named: "Post"), insertInto: context)
+///     post.setValue("Hello", forKey: "title")
+///     try context.save()
+/// }
+/// ```
+public final class ManagedObjectContext: @unchecked Sendable {
+    /// Where a context runs its work.
+    public enum ConcurrencyType: Sendable {
+        /// The main queue (and the main actor).
+        case mainQueue
+        /// A private serial queue of the context's own.
+        case privateQueue
+    }
+
+    /// Where the context runs its work.
+    public let concurrencyType: ConcurrencyType
+    /// The coordinator whose stores the context reads and writes.
+    public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// A name for debugging and for persistent history.
+    public var name: String?
+    /// The author recorded in persistent history for this context's saves.
+    public var transactionAuthor: String?
+    /// Whether saves of other contexts of the same coordinator are merged automatically.
+    public var automaticallyMergesChangesFromParent = false {
+        didSet { persistentStoreCoordinator.setMergeObserver(self, enabled: automaticallyMergesChangesFromParent) }
+    }
+    /// When true (the default), firing a fault whose row was deleted marks the object
+    /// deleted and gives nil values; when false it is an ``NimbusError/Code-swift.struct/inaccessibleFault`` error.
+    public var shouldDeleteInaccessibleFaults = true
+
+    let queue: DispatchQueue
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    // State below is confined to the context's queue.
+    var registry: [ManagedObjectID: WeakObject] = [:]
+    var registrySweepThreshold = 1024
+    var insertedSet: Set<ManagedObject> = []
+    var deletedSet: Set<ManagedObject> = []
+    var changedSet: Set<ManagedObject> = []
+    /// Deleted objects whose delete rules have been applied.
+    var processedDeletes: Set<ManagedObject> = []
+    /// The last error of a fault fired by an accessor (accessors cannot throw).
+    var lastFaultError: NimbusError?
+    /// Stores chosen with ``assign(_:to:)`` for new objects.
+    var assignedStores: [ManagedObjectID: String] = [:]
+
+    /// Creates a context.
+    public init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator) {
+        self.concurrencyType = concurrencyType
+        self.persistentStoreCoordinator = coordinator
+        switch concurrencyType {
+        case .mainQueue: queue = .main
+        case .privateQueue: queue = DispatchQueue(label: "nimbus.context")
+        }
+        if concurrencyType == .privateQueue {
+            queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        }
+    }
+
+    deinit {
+        persistentStoreCoordinator.setMergeObserver(self, enabled: false)
+    }
+
+    /// The model of the context's coordinator.
+    public var managedObjectModel: ManagedObjectModel { persistentStoreCoordinator.managedObjectModel }
+
+    /// The entity with a name, from the coordinator's model.
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/unknownEntity``.
+    public func entity(named name: String) throws -> EntityDescription {
+        try managedObjectModel.entity(named: name)
+    }
+
+    var isOnQueue: Bool {
+        switch concurrencyType {
+        case .mainQueue: Thread.isMainThread
+        case .privateQueue: DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
+        }
+    }
+
+    /// Runs a block on the context's queue and returns at once.
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        queue.async(execute: block)
+    }
+
+    /// Runs a block on the context's queue and waits for it; reentrant.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        if isOnQueue { return try block() }
+        return try queue.sync(execute: block)
+    }
+
+    /// Runs a block on the context's queue and returns its result.
+    ///
+    /// ```swift
+    /// let count = try await context.perform { try context.count(for: request) }
+    /// ```
+    public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try block() })
+            }
+        }
+    }
+
+    // MARK: Registry
+
+    /// The object registered for an ID, if the context has it.
+    public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
+        registry[objectID]?.object
+    }
+
+    /// Every object the context holds.
+    public var registeredObjects: Set<ManagedObject> {
+        Set(registry.values.compactMap(\.object))
+    }
+
+    func register(_ object: ManagedObject) {
+        registry[object.objectID] = WeakObject(object)
+        if registry.count > registrySweepThreshold {
+            registry = registry.filter { $0.value.object != nil }
+            registrySweepThreshold = max(1024, registry.count * 2)
+        }
+    }
+
+    func unregister(_ object: ManagedObject) {
+        if registry[object.objectID]?.object === object { registry[object.objectID] = nil }
+        insertedSet.remove(object)
+        deletedSet.remove(object)
+        changedSet.remove(object)
+    }
+}
+
+/// A weak reference for the registry: unchanged objects go away when the app drops them.
+struct WeakObject {
+    weak var object: ManagedObject?
+    init(_ object: ManagedObject) { self.object = object }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// A store added to a coordinator: a SQLite file or an in-memory database.
+///
+/// Stores are created by ``PersistentStoreCoordinator/addPersistentStore(with:)``.
+public final class PersistentStore: @unchecked Sendable {
+    /// The store's identifier, a UUID string kept in the file's metadata.
+    public let identifier: String
+    /// The description the store was added with.
+    public let storeDescription: PersistentStoreDescription
+    /// The model configuration whose entities the store holds (nil: all).
+    public var configurationName: String? { storeDescription.configuration }
+    /// The store's location.
+    public var url: URL? { storeDescription.url }
+    /// The kind of store.
+    public var type: PersistentStoreDescription.StoreType { storeDescription.type }
+    /// Whether the store refuses writes.
+    public var isReadOnly: Bool { storeDescription.isReadOnly }
+    /// The entities the store holds.
+    public let entities: [EntityDescription]
+
+    let database: SQLiteDatabase
+    let model: ManagedObjectModel
+    /// Work done in every save's transaction (persistent history, sync metadata).
+    var saveHooks: [any SaveHook] { hooks.withLock { $0 } }
+    private let hooks = Mutex<[any SaveHook]>([])
+
+    /// Adds work to every save's transaction.
+    func addSaveHook(_ hook: any SaveHook) { hooks.withLock { $0.append(hook) } }
+
+    init(description: PersistentStoreDescription, model: ManagedObjectModel, database: SQLiteDatabase, identifier: String) {
+        self.storeDescription = description
+        self.model = model
+        self.database = database
+        self.identifier = identifier
+        self.entities = model.entities(forConfiguration: description.configuration)
+    }
+
+    /// Whether the store holds objects of an entity.
+    public func holds(_ entity: EntityDescription) -> Bool {
+        entities.contains { $0 === entity }
+    }
+
+    /// The store's metadata: store type, UUID, model version hashes and identifiers.
+    public var metadata: [String: Any] {
+        (try? database.readMetadata()) ?? [:]
+    }
+}

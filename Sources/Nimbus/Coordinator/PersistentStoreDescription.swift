@@ -1,0 +1,62 @@
+import Foundation
+
+/// How to open a store: its type, location and options.
+///
+/// For example:
+///
+/// ```swift
+/// var description = PersistentStoreDescription(url: URL(fileURLWithPath: "/tmp/Posts.sqlite"))
+/// description.journalMode = .delete
+/// description.isReadOnly = true
+/// ```
+public struct PersistentStoreDescription: Sendable, Hashable {
+    /// The kind of store.
+    public enum StoreType: String, Sendable, Hashable {
+        /// A SQLite file (WAL by default).
+        case sqlite = "SQLite"
+        /// An in-memory store with the same behaviour, gone when removed.
+        case inMemory = "InMemory"
+    }
+
+    /// SQLite's journal mode.
+    public enum JournalMode: String, Sendable, Hashable {
+        /// Write-ahead log: many readers, one writer (the default).
+        case wal = "WAL"
+        /// A rollback journal deleted after each transaction.
+        case delete = "DELETE"
+    }
+
+    /// Where the store lives (ignored for in-memory stores).
+    public var url: URL?
+    /// The kind of store.
+    public var type: StoreType
+    /// The model configuration whose entities the store holds (nil: all).
+    public var configuration: String?
+    /// Open without writing; saves to it fail.
+    public var isReadOnly = false
+    /// How long to wait for a lock before failing, in seconds.
+    public var timeout: TimeInterval = 5
+    /// Whether ``PersistentContainer/loadPersistentStores(completionHandler:)`` adds the
+    /// store on a background queue.
+    public var shouldAddStoreAsynchronously = false
+    /// Journal mode of a SQLite store.
+    public var journalMode: JournalMode = .wal
+    /// Most readers open at once; 1 serializes every request.
+    public var maximumConnectionPoolSize = 5
+    /// Whether the store records persistent history of every save.
+    public var persistentHistoryTracking = false
+    /// Free-form options, as Core Data's option dictionary.
+    public var options: [String: String] = [:]
+
+    /// Describes a SQLite store at a URL.
+    public init(url: URL) {
+        self.url = url
+        self.type = .sqlite
+    }
+
+    /// Describes a store of a type (an in-memory store needs no URL).
+    public init(type: StoreType, url: URL? = nil) {
+        self.type = type
+        self.url = url
+    }
+}

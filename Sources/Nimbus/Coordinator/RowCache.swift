@@ -1,0 +1,33 @@
+import Synchronization
+
+/// The coordinator's cache of rows, shared by its contexts: a fault fired in any context
+/// reads a row from here before asking the store. Saves keep it current; it forgets
+/// everything when it grows past its capacity.
+final class RowCache: Sendable {
+    private let rows = Mutex<[ManagedObjectID: RowSnapshot]>([:])
+    let capacity: Int
+
+    init(capacity: Int = 100_000) { self.capacity = capacity }
+
+    func snapshot(for id: ManagedObjectID) -> RowSnapshot? { rows.withLock { $0[id] } }
+
+    func store(_ snapshot: RowSnapshot, for id: ManagedObjectID) {
+        rows.withLock { rows in
+            if rows.count >= capacity { rows.removeAll(keepingCapacity: true) }
+            rows[id] = snapshot
+        }
+    }
+
+    /// Applies a save: new and changed rows replace old ones, deleted rows go.
+    func apply(saved: [(ManagedObjectID, RowSnapshot)], deleted: [ManagedObjectID]) {
+        rows.withLock { rows in
+            if rows.count + saved.count >= capacity { rows.removeAll(keepingCapacity: true) }
+            for (id, snapshot) in saved where saved.count < capacity { rows[id] = snapshot }
+            for id in deleted { rows[id] = nil }
+        }
+    }
+
+    func remove(_ ids: some Sequence<ManagedObjectID>) { rows.withLock { rows in for id in ids { rows[id] = nil } } }
+
+    func removeAll() { rows.withLock { $0.removeAll() } }
+}

@@ -1,0 +1,56 @@
+/// The changes of one save for one store, built by a context and written in one
+/// transaction. IDs of inserted objects are temporary; the store makes them permanent.
+struct SaveRequest: Sendable {
+    struct Insert: Sendable {
+        var id: ManagedObjectID
+        /// One value per property of the entity (to-many entries are ignored).
+        var values: [PropertyValue]
+    }
+
+    struct Update: Sendable {
+        var id: ManagedObjectID
+        /// The version the context read; the row must still have it (optimistic locking).
+        var expectedVersion: Int64
+        /// Changed stored properties: (property index, new value).
+        var changes: [(index: Int, value: PropertyValue)]
+    }
+
+    struct Delete: Sendable {
+        var id: ManagedObjectID
+    }
+
+    /// A row to add to or remove from a join table.
+    struct JoinChange: Sendable {
+        var table: StoreSchema.JoinTable
+        var first: ManagedObjectID
+        var second: ManagedObjectID
+        var order: Int?
+        var isInsert: Bool
+    }
+
+    /// The position of a destination in an ordered one-to-many relationship.
+    struct OrderChange: Sendable {
+        var table: String
+        var column: String
+        var id: ManagedObjectID
+        var position: Int
+    }
+
+    var inserts: [Insert] = []
+    var updates: [Update] = []
+    var deletes: [Delete] = []
+    var joinChanges: [JoinChange] = []
+    var orderChanges: [OrderChange] = []
+    /// Who saved, for persistent history.
+    var author: String?
+    var contextName: String?
+
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && joinChanges.isEmpty && orderChanges.isEmpty }
+}
+
+/// What a store reports after a save: the permanent IDs of inserted objects and the new
+/// version of every written row.
+struct SaveResult: Sendable {
+    var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
+    var versions: [ManagedObjectID: Int64] = [:]
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// An attribute of an entity: its name, type, optionality, default and validation rules.
+///
+/// For example:
+///
+/// ```swift
+/// AttributeDescription("title", .string, isOptional: false, maxLength: 200)
+/// AttributeDescription("rating", .integer16, defaultValue: 0, minValue: 0, maxValue: 5)
+/// ```
+public struct AttributeDescription: Sendable, Hashable, Codable {
+    /// The attribute's name, its key in `value(forKey:)`.
+    public var name: String
+    /// The type of its values.
+    public var type: AttributeType
+    /// Whether nil is allowed on save. Core Data's default is `true`.
+    public var isOptional: Bool
+    /// Transient attributes live in memory only and are never stored.
+    public var isTransient: Bool
+    /// The value a new object starts with.
+    public var defaultValue: PropertyValue?
+    /// For numbers and dates: the smallest value allowed.
+    public var minValue: Double?
+    /// For numbers and dates: the largest value allowed.
+    public var maxValue: Double?
+    /// For strings and binary data: the shortest length allowed.
+    public var minLength: Int?
+    /// For strings and binary data: the longest length allowed.
+    public var maxLength: Int?
+    /// For strings: a regular expression the whole value must match.
+    public var regularExpression: String?
+    /// For binary data: large values may live in files beside the store.
+    public var allowsExternalBinaryDataStorage: Bool
+    /// The value is kept in the history tombstone when the object is deleted.
+    public var preservesValueInHistoryOnDeletion: Bool
+    /// For transformable attributes: the name a `Codable` type is registered under.
+    public var valueTransformerName: String?
+    /// The attribute's previous name, for lightweight migration.
+    public var renamingIdentifier: String?
+    /// Changes the version hash without changing the schema.
+    public var versionHashModifier: String?
+    /// Free-form information from the model editor.
+    public var userInfo: [String: String]
+
+    /// Creates an attribute.
+    public init(
+        _ name: String,
+        _ type: AttributeType,
+        isOptional: Bool = true,
+        isTransient: Bool = false,
+        defaultValue: Any? = nil,
+        minValue: Double? = nil,
+        maxValue: Double? = nil,
+        minLength: Int? = nil,
+        maxLength: Int? = nil,
+        regularExpression: String? = nil,
+        allowsExternalBinaryDataStorage: Bool = false,
+        preservesValueInHistoryOnDeletion: Bool = false,
+        valueTransformerName: String? = nil,
+        renamingIdentifier: String? = nil,
+        versionHashModifier: String? = nil,
+        userInfo: [String: String] = [:]
+    ) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+        self.isTransient = isTransient
+        self.defaultValue = defaultValue.flatMap { try? PropertyValue($0, for: type, transformerName: valueTransformerName) }
+        self.minValue = minValue
+        self.maxValue = maxValue
+        self.minLength = minLength
+        self.maxLength = maxLength
+        self.regularExpression = regularExpression
+        self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
+        self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
+        self.valueTransformerName = valueTransformerName
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.userInfo = userInfo
+    }
+
+    /// Returns why `value` is not valid for this attribute, or nil when it is.
+    func validationFailure(for value: PropertyValue) -> String? {
+        if value.isNull {
+            return isOptional ? nil : "is required"
+        }
+        switch value {
+        case let .integer(int):
+            if let range = type.integerRange, !range.contains(int) { return "\(int) is out of range for \(type.rawValue)" }
+            return rangeFailure(Double(int))
+        case let .double(double): return rangeFailure(double)
+        case let .decimal(decimal): return rangeFailure(NSDecimalNumber(decimal: decimal).doubleValue)
+        case let .date(date): return rangeFailure(date.timeIntervalSinceReferenceDate)
+        case let .string(string):
+            if let failure = lengthFailure(string.count, unit: "characters") { return failure }
+            if let pattern = regularExpression {
+                guard let regex = try? NSRegularExpression(pattern: pattern) else { return "has an invalid pattern \(pattern)" }
+                let range = NSRange(string.startIndex..., in: string)
+                let match = regex.firstMatch(in: string, options: [.anchored], range: range)
+                if match?.range != range { return "does not match \(pattern)" }
+            }
+            return nil
+        case let .data(data): return lengthFailure(data.count, unit: "bytes")
+        default: return nil
+        }
+    }
+
+    private func rangeFailure(_ number: Double) -> String? {
+        if let minValue, number < minValue { return "\(number) is less than the minimum \(minValue)" }
+        if let maxValue, number > maxValue { return "\(number) is more than the maximum \(maxValue)" }
+        return nil
+    }
+
+    private func lengthFailure(_ length: Int, unit: String) -> String? {
+        if let minLength, length < minLength { return "is \(length) \(unit), shorter than the minimum \(minLength)" }
+        if let maxLength, length > maxLength { return "is \(length) \(unit), longer than the maximum \(maxLength)" }
+        return nil
+    }
+}
+
+extension AttributeDescription {
+    enum CodingKeys: String, CodingKey {
+        case name, type, isOptional, isTransient, defaultValue, minValue, maxValue, minLength, maxLength
+        case regularExpression, allowsExternalBinaryDataStorage, preservesValueInHistoryOnDeletion
+        case valueTransformerName, renamingIdentifier, versionHashModifier, userInfo
+    }
+
+    /// Decodes an attribute; only `name` and `type` are required.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(try c.decode(String.self, forKey: .name), try c.decode(AttributeType.self, forKey: .type))
+        isOptional = try c.decodeIfPresent(Bool.self, forKey: .isOptional) ?? true
+        isTransient = try c.decodeIfPresent(Bool.self, forKey: .isTransient) ?? false
+        defaultValue = try c.decodeIfPresent(PropertyValue.self, forKey: .defaultValue)
+        minValue = try c.decodeIfPresent(Double.self, forKey: .minValue)
+        maxValue = try c.decodeIfPresent(Double.self, forKey: .maxValue)
+        minLength = try c.decodeIfPresent(Int.self, forKey: .minLength)
+        maxLength = try c.decodeIfPresent(Int.self, forKey: .maxLength)
+        regularExpression = try c.decodeIfPresent(String.self, forKey: .regularExpression)
+        allowsExternalBinaryDataStorage = try c.decodeIfPresent(Bool.self, forKey: .allowsExternalBinaryDataStorage) ?? false
+        preservesValueInHistoryOnDeletion = try c.decodeIfPresent(Bool.self, forKey: .preservesValueInHistoryOnDeletion) ?? false
+        valueTransformerName = try c.decodeIfPresent(String.self, forKey: .valueTransformerName)
+        renamingIdentifier = try c.decodeIfPresent(String.self, forKey: .renamingIdentifier)
+        versionHashModifier = try c.decodeIfPresent(String.self, forKey: .versionHashModifier)
+        userInfo = try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:]
+    }
+}
+

@@ -1,0 +1,197 @@
+import Foundation
+
+/// An entity of a model: its name, its properties, its place in an inheritance hierarchy.
+///
+/// Build entities with the model builder and read them back from the model, whose
+/// entities know their super- and sub-entities and their inherited properties. For example:
+///
+/// ```swift
+/// let model = ManagedObjectModel {
+///     EntityDescription("Post") {
+///         AttributeDescription("title", .string)
+///         RelationshipDescription("tags", to: "Tag", inverse: "posts", toMany: true)
+///     }
+///     EntityDescription("Tag") {
+///         AttributeDescription("name", .string)
+///         RelationshipDescription("posts", to: "Post", inverse: "tags", toMany: true)
+///     }
+/// }
+/// let post = model.entitiesByName["Post"]!
+/// ```
+///
+/// An entity is immutable once its model is built, so it is safe to share across threads.
+public final class EntityDescription: @unchecked Sendable {
+    /// The entity's name.
+    public let name: String
+    /// The name of the parent entity, if any.
+    public let superentityName: String?
+    /// An abstract entity has no instances of its own, only of sub-entities.
+    public let isAbstract: Bool
+    /// The class of its instances: `ManagedObject` or a subclass.
+    public let managedObjectClass: ManagedObject.Type
+    /// The class name an Xcode model gave, kept for reference.
+    public let managedObjectClassName: String?
+    /// The attributes declared on this entity (not inherited ones).
+    public let declaredAttributes: [AttributeDescription]
+    /// The relationships declared on this entity (not inherited ones).
+    public let declaredRelationships: [RelationshipDescription]
+    /// Fetch indexes declared on this entity.
+    public let fetchIndexes: [FetchIndexDescription]
+    /// Sets of properties whose values together must be unique.
+    public let uniquenessConstraints: [[String]]
+    /// The entity's previous name, for lightweight migration.
+    public let renamingIdentifier: String?
+    /// Changes the version hash without changing the schema.
+    public let versionHashModifier: String?
+    /// Free-form information from the model editor.
+    public let userInfo: [String: String]
+
+    // Resolved by the model that owns the entity; constant once the model is built.
+    /// The entity number (`Z_ENT`): from 1, alphabetical, each hierarchy depth-first.
+    public internal(set) var entityNumber: Int = 0
+    /// The parent entity.
+    public internal(set) var superentity: EntityDescription?
+    /// Every property, inherited ones included, sorted by name.
+    public internal(set) var properties: [PropertyDescription] = []
+    /// Index of each property in ``properties``.
+    public internal(set) var propertyIndexes: [String: Int] = [:]
+    /// The entity's version hash: changes when anything that shapes the store changes.
+    public internal(set) var versionHash: Data = Data()
+    /// Names of the direct sub-entities.
+    public internal(set) var subentityNames: [String] = []
+    /// The entity and all its sub-entities, recursively, as entity numbers.
+    public internal(set) var entityNumbersInHierarchy: [Int] = []
+    /// The entity number of the hierarchy's root: rows of one hierarchy share its table.
+    public internal(set) var rootEntityNumber: Int = 0
+    weak var model: ManagedObjectModel?
+    var attributeIndexes: [Int] = []
+    var toOneIndexes: [Int] = []
+    var toManyIndexes: [Int] = []
+
+    /// Creates an entity from its properties.
+    public init(
+        _ name: String,
+        parent superentityName: String? = nil,
+        isAbstract: Bool = false,
+        class managedObjectClass: ManagedObject.Type = ManagedObject.self,
+        className: String? = nil,
+        attributes: [AttributeDescription] = [],
+        relationships: [RelationshipDescription] = [],
+        fetchIndexes: [FetchIndexDescription] = [],
+        uniquenessConstraints: [[String]] = [],
+        renamingIdentifier: String? = nil,
+        versionHashModifier: String? = nil,
+        userInfo: [String: String] = [:]
+    ) {
+        self.name = name
+        self.superentityName = superentityName
+        self.isAbstract = isAbstract
+        self.managedObjectClass = managedObjectClass
+        self.managedObjectClassName = className
+        self.declaredAttributes = attributes
+        self.declaredRelationships = relationships
+        self.fetchIndexes = fetchIndexes
+        self.uniquenessConstraints = uniquenessConstraints
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.userInfo = userInfo
+    }
+
+    /// Creates an entity whose properties and indexes come from a builder block.
+    public convenience init(
+        _ name: String,
+        parent superentityName: String? = nil,
+        isAbstract: Bool = false,
+        class managedObjectClass: ManagedObject.Type = ManagedObject.self,
+        uniquenessConstraints: [[String]] = [],
+        @EntityBuilder _ content: () -> [EntityBuilder.Component]
+    ) {
+        var attributes: [AttributeDescription] = []
+        var relationships: [RelationshipDescription] = []
+        var indexes: [FetchIndexDescription] = []
+        for component in content() {
+            switch component {
+            case let .attribute(attribute): attributes.append(attribute)
+            case let .relationship(relationship): relationships.append(relationship)
+            case let .index(index): indexes.append(index)
+            }
+        }
+        self.init(name, parent: superentityName, isAbstract: isAbstract, class: managedObjectClass,
+                  attributes: attributes, relationships: relationships, fetchIndexes: indexes,
+                  uniquenessConstraints: uniquenessConstraints)
+    }
+
+    /// A fresh, unresolved copy for another model.
+    func declarationCopy() -> EntityDescription {
+        EntityDescription(name, parent: superentityName, isAbstract: isAbstract, class: managedObjectClass,
+                          className: managedObjectClassName, attributes: declaredAttributes,
+                          relationships: declaredRelationships, fetchIndexes: fetchIndexes,
+                          uniquenessConstraints: uniquenessConstraints, renamingIdentifier: renamingIdentifier,
+                          versionHashModifier: versionHashModifier, userInfo: userInfo)
+    }
+
+    /// The model the entity belongs to.
+    public var managedObjectModel: ManagedObjectModel? { model }
+
+    /// The direct sub-entities.
+    public var subentities: [EntityDescription] {
+        subentityNames.compactMap { model?.entitiesByName[$0] }
+    }
+
+    /// The root of the entity's inheritance hierarchy (itself when it has no parent).
+    public var rootEntity: EntityDescription {
+        var entity = self
+        while let parent = entity.superentity { entity = parent }
+        return entity
+    }
+
+    /// Every property by name, inherited ones included.
+    public var propertiesByName: [String: PropertyDescription] {
+        Dictionary(uniqueKeysWithValues: properties.map { ($0.name, $0) })
+    }
+
+    /// Every attribute by name, inherited ones included.
+    public var attributesByName: [String: AttributeDescription] {
+        Dictionary(uniqueKeysWithValues: properties.compactMap { $0.attribute.map { ($0.name, $0) } })
+    }
+
+    /// Every relationship by name, inherited ones included.
+    public var relationshipsByName: [String: RelationshipDescription] {
+        Dictionary(uniqueKeysWithValues: properties.compactMap { $0.relationship.map { ($0.name, $0) } })
+    }
+
+    /// The property with a name, inherited ones included.
+    public func property(named name: String) -> PropertyDescription? {
+        propertyIndexes[name].map { properties[$0] }
+    }
+
+    /// Whether this entity is `entity` or one of its sub-entities.
+    public func isKind(of entity: EntityDescription) -> Bool {
+        var current: EntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// The destination entity of a relationship.
+    public func destination(of relationship: RelationshipDescription) -> EntityDescription? {
+        model?.entitiesByName[relationship.destinationEntityName]
+    }
+
+    /// The inverse of a relationship, on its destination.
+    public func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
+        guard let inverseName = relationship.inverseName else { return nil }
+        return destination(of: relationship)?.property(named: inverseName)?.relationship
+    }
+}
+
+extension EntityDescription: Hashable {
+    public static func == (lhs: EntityDescription, rhs: EntityDescription) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+extension EntityDescription: CustomStringConvertible {
+    public var description: String { "<entity \(name)>" }
+}

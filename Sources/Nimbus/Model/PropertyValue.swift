@@ -1,0 +1,156 @@
+import Foundation
+
+/// A property value as Nimbus holds it: in snapshots, in change sets, in predicates.
+///
+/// Attribute values convert to and from the Swift types users work with (`Int`, `String`,
+/// `Date`, …) through ``init(_:for:)`` and ``anyValue(for:)``. Relationship values hold
+/// object IDs. For example:
+///
+/// ```swift
+/// let value = try PropertyValue(42, for: .integer64)   // .integer(42)
+/// ```
+public enum PropertyValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case double(Double)
+    case decimal(Decimal)
+    case string(String)
+    case bool(Bool)
+    case date(Date)
+    case data(Data)
+    case uuid(UUID)
+    case url(URL)
+    /// A to-one relationship's destination.
+    case object(ManagedObjectID)
+    /// A to-many relationship's destinations. Ordered relationships keep their order.
+    case objects([ManagedObjectID])
+
+    /// Whether this is ``null``.
+    public var isNull: Bool { if case .null = self { true } else { false } }
+}
+
+extension PropertyValue {
+    /// Converts a Swift value to the representation of an attribute type.
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/typeMismatch`` when the value cannot
+    ///   represent the type (a string for an integer, an out-of-range integer, …).
+    public init(_ value: Any?, for type: AttributeType, transformerName: String? = nil) throws {
+        guard let value, !(value is NSNull) else { self = .null; return }
+        if let already = value as? PropertyValue { self = already; return }
+        func mismatch() -> NimbusError {
+            NimbusError(.typeMismatch, "\(Swift.type(of: value)) value \(String(describing: value)) is not a valid \(type.rawValue)")
+        }
+        switch type {
+        case .integer16, .integer32, .integer64:
+            guard let int = PropertyValue.int64(from: value) else { throw mismatch() }
+            guard type.integerRange!.contains(int) else {
+                throw NimbusError(.typeMismatch, "\(int) is out of range for \(type.rawValue)")
+            }
+            self = .integer(int)
+        case .double, .float:
+            guard let double = PropertyValue.double(from: value) else { throw mismatch() }
+            self = .double(type == .float ? Double(Float(double)) : double)
+        case .decimal:
+            switch value {
+            case let decimal as Decimal: self = .decimal(decimal)
+            default:
+                if let int = PropertyValue.int64(from: value) { self = .decimal(Decimal(int)) }
+                else if let double = PropertyValue.double(from: value) { self = .decimal(Decimal(double)) }
+                else { throw mismatch() }
+            }
+        case .string:
+            guard let string = value as? String else {
+                if let substring = value as? Substring { self = .string(String(substring)); return }
+                throw mismatch()
+            }
+            self = .string(string)
+        case .boolean:
+            if let bool = value as? Bool { self = .bool(bool) }
+            else if let int = PropertyValue.int64(from: value), int == 0 || int == 1 { self = .bool(int == 1) }
+            else { throw mismatch() }
+        case .date:
+            guard let date = value as? Date else { throw mismatch() }
+            self = .date(date)
+        case .binaryData:
+            guard let data = value as? Data else {
+                if let bytes = value as? [UInt8] { self = .data(Data(bytes)); return }
+                throw mismatch()
+            }
+            self = .data(data)
+        case .uuid:
+            guard let uuid = value as? UUID else { throw mismatch() }
+            self = .uuid(uuid)
+        case .uri:
+            guard let url = value as? URL else { throw mismatch() }
+            self = .url(url)
+        case .transformable:
+            if let data = value as? Data, transformerName == nil { self = .data(data); return }
+            self = .data(try ValueTransformers.encode(value, transformerName: transformerName))
+        }
+    }
+
+    /// The Swift value for an attribute type: `Int16`/`Int32`/`Int64`, `Double`, `Float`,
+    /// `Decimal`, `String`, `Bool`, `Date`, `Data`, `UUID`, `URL`, or the decoded value of
+    /// a transformable attribute. `nil` for ``null``.
+    public func anyValue(for type: AttributeType, transformerName: String? = nil) -> Any? {
+        switch (self, type) {
+        case (.null, _): return nil
+        case let (.integer(v), .integer16): return Int16(truncatingIfNeeded: v)
+        case let (.integer(v), .integer32): return Int32(truncatingIfNeeded: v)
+        case let (.integer(v), .integer64): return v
+        case let (.double(v), .float): return Float(v)
+        case let (.integer(v), .float): return Float(v)
+        case let (.integer(v), .double): return Double(v)
+        case let (.integer(v), .boolean): return v != 0
+        case let (.data(data), .transformable):
+            return (try? ValueTransformers.decode(data, transformerName: transformerName)) ?? data
+        default: return anyValue
+        }
+    }
+
+    /// The payload without regard to a declared type.
+    public var anyValue: Any? {
+        switch self {
+        case .null: nil
+        case let .integer(v): v
+        case let .double(v): v
+        case let .decimal(v): v
+        case let .string(v): v
+        case let .bool(v): v
+        case let .date(v): v
+        case let .data(v): v
+        case let .uuid(v): v
+        case let .url(v): v
+        case let .object(v): v
+        case let .objects(v): v
+        }
+    }
+
+    static func int64(from value: Any) -> Int64? {
+        switch value {
+        case let v as Int: Int64(v)
+        case let v as Int64: v
+        case let v as Int32: Int64(v)
+        case let v as Int16: Int64(v)
+        case let v as Int8: Int64(v)
+        case let v as UInt8: Int64(v)
+        case let v as UInt16: Int64(v)
+        case let v as UInt32: Int64(v)
+        case let v as UInt: Int64(exactly: v)
+        case let v as UInt64: Int64(exactly: v)
+        case let v as Double: v.rounded() == v ? Int64(exactly: v) : nil
+        case let v as Float: v.rounded() == v ? Int64(exactly: v) : nil
+        case let v as Decimal: Int64(exactly: NSDecimalNumber(decimal: v).doubleValue)
+        default: nil
+        }
+    }
+
+    static func double(from value: Any) -> Double? {
+        switch value {
+        case let v as Double: v
+        case let v as Float: Double(v)
+        case let v as Decimal: NSDecimalNumber(decimal: v).doubleValue
+        default: int64(from: value).map(Double.init)
+        }
+    }
+}

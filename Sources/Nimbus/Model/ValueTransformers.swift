@@ -1,0 +1,50 @@
+import Foundation
+import Synchronization
+
+/// The registry of `Codable` types that transformable attributes store.
+///
+/// A transformable attribute names a transformer; register the Swift type under that
+/// name once, before loading stores. For example:
+///
+/// ```swift
+/// struct Palette: Codable { var colors: [String] }
+/// ValueTransformers.register(Palette.self, as: "PaletteTransformer")
+/// ```
+///
+/// Values are stored as JSON. An attribute without a registered transformer keeps its raw
+/// `Data`.
+public enum ValueTransformers {
+    private struct Coder: Sendable {
+        let encode: @Sendable (Any) throws -> Data
+        let decode: @Sendable (Data) throws -> Any
+    }
+
+    private static let registry = Mutex<[String: Coder]>([:])
+
+    /// Registers a `Codable` type under a transformer name.
+    public static func register<T: Codable & Sendable>(_ type: T.Type, as name: String) {
+        let coder = Coder(
+            encode: { value in
+                guard let typed = value as? T else {
+                    throw NimbusError(.typeMismatch, "\(Swift.type(of: value)) is not \(T.self), the type registered as \(name)")
+                }
+                return try JSONEncoder().encode(typed)
+            },
+            decode: { data in try JSONDecoder().decode(T.self, from: data) }
+        )
+        registry.withLock { $0[name] = coder }
+    }
+
+    static func encode(_ value: Any, transformerName: String?) throws -> Data {
+        guard let name = transformerName, let coder = registry.withLock({ $0[name] }) else {
+            if let data = value as? Data { return data }
+            throw NimbusError(.typeMismatch, "no Codable type is registered for transformer \(transformerName ?? "(none)"); call ValueTransformers.register(_:as:)")
+        }
+        return try coder.encode(value)
+    }
+
+    static func decode(_ data: Data, transformerName: String?) throws -> Any {
+        guard let name = transformerName, let coder = registry.withLock({ $0[name] }) else { return data }
+        return try coder.decode(data)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// The identity of an object: its entity, its store and its row.
+///
+/// An ID is temporary until the object is saved (or ``ManagedObjectContext/obtainPermanentIDs(for:)``
+/// is called), permanent after. IDs are `Sendable`: pass them between contexts and
+/// threads, and look the object up in another context with
+/// ``ManagedObjectContext/object(with:)``. For example:
+///
+/// ```swift
+/// let id = post.objectID
+/// let uri = id.uriRepresentation()   // x-coredata://<store UUID>/Post/p42
+/// ```
+public struct ManagedObjectID: Hashable, Sendable {
+    /// The entity of the object.
+    public let entity: EntityDescription
+    /// The identifier (UUID) of the store the object lives in; empty when temporary.
+    public let storeIdentifier: String
+    /// The row's primary key (`Z_PK`); 0 when temporary.
+    public let primaryKey: Int64
+    let temporaryReference: UUID?
+
+    init(entity: EntityDescription, storeIdentifier: String, primaryKey: Int64) {
+        self.entity = entity
+        self.storeIdentifier = storeIdentifier
+        self.primaryKey = primaryKey
+        self.temporaryReference = nil
+    }
+
+    init(temporaryFor entity: EntityDescription) {
+        self.entity = entity
+        self.storeIdentifier = ""
+        self.primaryKey = 0
+        self.temporaryReference = UUID()
+    }
+
+    /// Whether the ID is temporary (the object has not been saved).
+    public var isTemporaryID: Bool { temporaryReference != nil }
+
+    /// The URI that names the object, stable across launches once permanent:
+    /// `x-coredata://<store UUID>/<Entity>/p<primary key>`, or
+    /// `x-coredata:///<Entity>/t<UUID>` while temporary.
+    public func uriRepresentation() -> URL {
+        if let temporaryReference {
+            return URL(string: "x-coredata:///\(entity.name)/t\(temporaryReference.uuidString)")!
+        }
+        return URL(string: "x-coredata://\(storeIdentifier)/\(entity.name)/p\(primaryKey)")!
+    }
+
+    public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
+        lhs.primaryKey == rhs.primaryKey && lhs.temporaryReference == rhs.temporaryReference
+            && lhs.entity.rootEntityNumber == rhs.entity.rootEntityNumber && lhs.storeIdentifier == rhs.storeIdentifier
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(primaryKey)
+        hasher.combine(entity.rootEntityNumber)
+        if let temporaryReference { hasher.combine(temporaryReference) }
+    }
+}
+
+extension ManagedObjectID: CustomStringConvertible {
+    public var description: String { uriRepresentation().absoluteString }
+}
+
+extension ManagedObjectID: Comparable {
+    /// Orders IDs by entity, then primary key: a stable order for deterministic output.
+    public static func < (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
+        if lhs.entity.entityNumber != rhs.entity.entityNumber { return lhs.entity.entityNumber < rhs.entity.entityNumber }
+        if lhs.primaryKey != rhs.primaryKey { return lhs.primaryKey < rhs.primaryKey }
+        return (lhs.temporaryReference?.uuidString ?? "") < (rhs.temporaryReference?.uuidString ?? "")
+    }
+}
+
+/// The parts of an object URI.
+struct ObjectURI {
+    var storeIdentifier: String
+    var entityName: String
+    var primaryKey: Int64
+
+    init?(_ url: URL) {
+        guard url.scheme == "x-coredata", let host = url.host, !host.isEmpty else { return nil }
+        let parts = url.path.split(separator: "/")
+        guard parts.count == 2, parts[1].first == "p", let key = Int64(parts[1].dropFirst()), key > 0 else { return nil }
+        storeIdentifier = host
+        entityName = String(parts[0])
+        primaryKey = key
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+
+extension SQLiteDatabase {
+    /// Rows as IDs with snapshots.
+    func fetchSnapshots(_ query: SelectQuery, _ db: Database) throws -> [(ManagedObjectID, RowSnapshot)] {
+        let reader = reader(for: query.entity)
+        let sql = "SELECT \(reader.selectList) " + query.fromClause(reader: reader) + query.tail
+        let started = ContinuousClock.now
+        let statement = try db.cachedStatement(sql: sql)
+        let arguments = StatementArguments(query.arguments)
+        var result: [(ManagedObjectID, RowSnapshot)] = []
+        let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try cursor.next() {
+            if let read = reader.read(row, storeIdentifier: identifier, model: model) { result.append(read) }
+        }
+        SQLDebug.logFetch(sql: sql, arguments: arguments, rows: result.count, started: started, db: db)
+        return result
+    }
+
+    /// Rows as IDs only.
+    func fetchIDs(_ query: SelectQuery, _ db: Database) throws -> [ManagedObjectID] {
+        let reader = reader(for: query.entity)
+        let sql = "SELECT t0.Z_PK, t0.Z_ENT " + query.fromClause(reader: reader) + query.tail
+        let started = ContinuousClock.now
+        let arguments = StatementArguments(query.arguments)
+        let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+        var result: [ManagedObjectID] = []
+        while let row = try cursor.next() {
+            guard let entity = model.entity(number: row[1]) else { continue }
+            result.append(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: row[0]))
+        }
+        SQLDebug.logFetch(sql: sql, arguments: arguments, rows: result.count, started: started, db: db)
+        return result
+    }
+
+    /// The number of matching rows (limit and offset applied).
+    func count(_ query: SelectQuery, _ db: Database) throws -> Int {
+        let reader = reader(for: query.entity)
+        var inner = query
+        inner.orderBy = nil
+        let sql: String
+        if query.limit != nil || query.offset != nil {
+            sql = "SELECT count(*) FROM (SELECT t0.Z_PK " + inner.fromClause(reader: reader) + inner.tail + ")"
+        } else {
+            sql = "SELECT count(*) " + inner.fromClause(reader: reader)
+        }
+        return try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(query.arguments)) ?? 0
+    }
+
+    /// Rows as lists of selected expressions (for dictionary results).
+    func fetchRows(_ query: SelectQuery, select: [String], groupBy: [String], having: String?, havingArguments: [DatabaseValue],
+                   distinct: Bool, _ db: Database) throws -> [Row] {
+        let reader = reader(for: query.entity)
+        var sql = "SELECT " + (distinct ? "DISTINCT " : "") + select.joined(separator: ", ") + " " + query.fromClause(reader: reader)
+        if !groupBy.isEmpty { sql += " GROUP BY " + groupBy.joined(separator: ", ") }
+        if let having { sql += " HAVING " + having }
+        sql += query.tail
+        let arguments = StatementArguments(query.arguments + havingArguments)
+        let started = ContinuousClock.now
+        let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+        SQLDebug.logFetch(sql: sql, arguments: arguments, rows: rows.count, started: started, db: db)
+        return rows
+    }
+
+    /// One row's snapshot, or nil when the row does not exist.
+    func snapshot(for id: ManagedObjectID, _ db: Database) throws -> RowSnapshot? {
+        let reader = reader(for: id.entity.rootEntity)
+        let statement = try db.cachedStatement(sql: "SELECT \(reader.selectList) FROM \(reader.table) t0 WHERE t0.Z_PK = ?")
+        guard let row = try Row.fetchOne(statement, arguments: [id.primaryKey]) else { return nil }
+        return reader.read(row, storeIdentifier: identifier, model: model)?.1
+    }
+
+    /// Snapshots of many rows of one hierarchy, by primary key.
+    func snapshots(for ids: [ManagedObjectID], _ db: Database) throws -> [ManagedObjectID: RowSnapshot] {
+        guard let first = ids.first else { return [:] }
+        let reader = reader(for: first.entity.rootEntity)
+        var result: [ManagedObjectID: RowSnapshot] = [:]
+        for chunk in stride(from: 0, to: ids.count, by: 500) {
+            let keys = ids[chunk..<min(chunk + 500, ids.count)].map(\.primaryKey)
+            let sql = "SELECT \(reader.selectList) FROM \(reader.table) t0 WHERE t0.Z_PK IN (\(keys.map(String.init).joined(separator: ",")))"
+            let cursor = try Row.fetchCursor(db, sql: sql)
+            while let row = try cursor.next() {
+                if let (id, snapshot) = reader.read(row, storeIdentifier: identifier, model: model) { result[id] = snapshot }
+            }
+        }
+        return result
+    }
+
+    /// The destinations of a to-many relationship of one object.
+    func destinations(of id: ManagedObjectID, relationshipIndex index: Int, _ db: Database) throws -> [ManagedObjectID] {
+        let entity = id.entity
+        let relationship = entity.properties[index].relationship!
+        guard let destination = entity.destination(of: relationship) else { return [] }
+        let destinationReader = reader(for: destination)
+        switch schema.mapping(for: entity).storage[index] {
+        case let .inverseForeignKey(table, column, _, orderColumn):
+            var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(table) t0 WHERE t0.\(column) = ?"
+            if let c = destinationReader.entityCondition(includesSubentities: true) { sql += " AND " + c }
+            sql += " ORDER BY " + (orderColumn.map { "t0.\($0), " } ?? "") + "t0.Z_PK"
+            return try ids(sql: sql, arguments: [id.primaryKey], db)
+        case let .joinTable(join, sourceColumn, destinationColumn, orderColumn):
+            let sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(join.name) j JOIN \(destinationReader.table) t0 ON t0.Z_PK = j.\(destinationColumn) WHERE j.\(sourceColumn) = ? ORDER BY "
+                + (orderColumn.map { "j.\($0), " } ?? "") + "t0.Z_PK"
+            return try ids(sql: sql, arguments: [id.primaryKey], db)
+        default:
+            return []
+        }
+    }
+
+    private func ids(sql: String, arguments: StatementArguments, _ db: Database) throws -> [ManagedObjectID] {
+        let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+        var result: [ManagedObjectID] = []
+        while let row = try cursor.next() {
+            guard let entity = model.entity(number: row[1]) else { continue }
+            result.append(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: row[0]))
+        }
+        return result
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import GRDB
+
+extension SQLiteDatabase {
+    /// Reserves primary keys for temporary IDs (a write of its own).
+    func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] {
+        try write { db in
+            let map = try allocateKeys(for: ids, db)
+            return ids.map { map[$0]! }
+        }
+    }
+
+    /// Writes a save in one transaction: keys, rows, join rows, order; then the hooks
+    /// (history, sync metadata) in the same transaction.
+    func save(_ request: SaveRequest, hooks: [any SaveHook]) throws -> SaveResult {
+        try write { db in
+            var result = SaveResult()
+            let temporary = request.inserts.map(\.id).filter(\.isTemporaryID)
+            result.permanentIDs = try allocateKeys(for: temporary, db)
+            let resolve: (ManagedObjectID) -> ManagedObjectID = { result.permanentIDs[$0] ?? $0 }
+
+            for insert in request.inserts {
+                let id = resolve(insert.id)
+                try insertRow(id: id, values: insert.values, resolve: resolve, db)
+                result.versions[id] = 1
+            }
+            var conflicts: [ManagedObjectID] = []
+            for update in request.updates {
+                if try updateRow(update, resolve: resolve, db) {
+                    result.versions[update.id] = update.expectedVersion + 1
+                } else {
+                    conflicts.append(update.id)
+                }
+            }
+            guard conflicts.isEmpty else {
+                throw NimbusError(.mergeConflict, "the store changed since these objects were read: "
+                    + conflicts.map(\.description).joined(separator: ", ") + "; refresh them and save again")
+            }
+            for delete in request.deletes { try deleteRow(delete.id, db) }
+            for change in request.joinChanges { try writeJoin(change, resolve: resolve, db) }
+            for change in request.orderChanges {
+                try db.execute(sql: "UPDATE \(change.table) SET \(change.column) = ? WHERE Z_PK = ?",
+                               arguments: [change.position, resolve(change.id).primaryKey])
+            }
+            for hook in hooks { try hook.didWrite(request, result: result, database: self, db) }
+            return result
+        }
+    }
+
+    private func allocateKeys(for ids: [ManagedObjectID], _ db: Database) throws -> [ManagedObjectID: ManagedObjectID] {
+        var byRoot: [Int: [ManagedObjectID]] = [:]
+        for id in ids where id.isTemporaryID { byRoot[id.entity.rootEntityNumber, default: []].append(id) }
+        var map: [ManagedObjectID: ManagedObjectID] = [:]
+        for (root, group) in byRoot {
+            let maximum = try Int64.fetchOne(db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX"),
+                                             arguments: [group.count, root]) ?? Int64(group.count)
+            var next = maximum - Int64(group.count) + 1
+            for id in group {
+                map[id] = ManagedObjectID(entity: id.entity, storeIdentifier: identifier, primaryKey: next)
+                next += 1
+            }
+        }
+        return map
+    }
+
+    private func insertRow(id: ManagedObjectID, values: [PropertyValue], resolve: (ManagedObjectID) -> ManagedObjectID, _ db: Database) throws {
+        let plan = insertPlans[id.entity.entityNumber - 1]
+        var arguments: [DatabaseValue] = [id.primaryKey.databaseValue, id.entity.entityNumber.databaseValue, 1.databaseValue]
+        arguments.reserveCapacity(plan.argumentCount)
+        for item in plan.items {
+            switch item {
+            case let .value(index):
+                arguments.append(values[index].databaseValue)
+            case let .foreignKey(index, hasEntityColumn):
+                if case let .object(target) = values[index] {
+                    let resolved = resolve(target)
+                    arguments.append(resolved.primaryKey.databaseValue)
+                    if hasEntityColumn { arguments.append(resolved.entity.entityNumber.databaseValue) }
+                } else {
+                    arguments.append(.null)
+                    if hasEntityColumn { arguments.append(.null) }
+                }
+            }
+        }
+        let statement = try db.cachedStatement(sql: plan.sql)
+        statement.setUncheckedArguments(StatementArguments(arguments))
+        try statement.execute()
+    }
+
+    /// Returns false when the row's version is not the expected one (or the row is gone).
+    private func updateRow(_ update: SaveRequest.Update, resolve: (ManagedObjectID) -> ManagedObjectID, _ db: Database) throws -> Bool {
+        let mapping = schema.mapping(for: update.id.entity)
+        var assignments = ["Z_OPT = Z_OPT + 1"]
+        var arguments: [DatabaseValue] = []
+        for (index, value) in update.changes {
+            switch mapping.storage[index] {
+            case let .column(column):
+                assignments.append("\(column) = ?")
+                arguments.append(value.databaseValue)
+            case let .foreignKey(column, entityColumn):
+                assignments.append("\(column) = ?")
+                if case let .object(target) = value {
+                    let resolved = resolve(target)
+                    arguments.append(resolved.primaryKey.databaseValue)
+                    if let entityColumn { assignments.append("\(entityColumn) = ?"); arguments.append(resolved.entity.entityNumber.databaseValue) }
+                } else {
+                    arguments.append(.null)
+                    if let entityColumn { assignments.append("\(entityColumn) = NULL") }
+                }
+            default:
+                continue
+            }
+        }
+        arguments += [update.id.primaryKey.databaseValue, update.expectedVersion.databaseValue]
+        let sql = "UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+        return db.changesCount == 1
+    }
+
+    private func deleteRow(_ id: ManagedObjectID, _ db: Database) throws {
+        let mapping = schema.mapping(for: id.entity)
+        try db.cachedStatement(sql: "DELETE FROM \(mapping.table) WHERE Z_PK = ?").execute(arguments: [id.primaryKey])
+        for storage in mapping.storage {
+            if case let .joinTable(join, sourceColumn, _, _) = storage {
+                try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(sourceColumn) = ?").execute(arguments: [id.primaryKey])
+            }
+        }
+    }
+
+    private func writeJoin(_ change: SaveRequest.JoinChange, resolve: (ManagedObjectID) -> ManagedObjectID, _ db: Database) throws {
+        let join = change.table
+        let first = resolve(change.first).primaryKey
+        let second = resolve(change.second).primaryKey
+        if change.isInsert {
+            if let orderColumn = join.orderColumn {
+                try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(join.name) (\(join.firstColumn), \(join.secondColumn), \(orderColumn)) VALUES (?, ?, ?)")
+                    .execute(arguments: [first, second, change.order ?? 0])
+            } else {
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(join.name) (\(join.firstColumn), \(join.secondColumn)) VALUES (?, ?)")
+                    .execute(arguments: [first, second])
+            }
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.firstColumn) = ? AND \(join.secondColumn) = ?")
+                .execute(arguments: [first, second])
+        }
+    }
+}
+
+/// Work done inside a save's transaction after the rows are written: persistent history,
+/// sync metadata. A hook that throws rolls the whole save back.
+protocol SaveHook: Sendable {
+    func didWrite(_ request: SaveRequest, result: SaveResult, database: SQLiteDatabase, _ db: Database) throws
+}
+
+/// The `INSERT` statement of an entity and how to fill its arguments, computed once.
+struct InsertPlan: Sendable {
+    enum Item: Sendable {
+        case value(Int)
+        case foreignKey(Int, hasEntityColumn: Bool)
+    }
+    var sql: String
+    var items: [Item]
+    var argumentCount: Int
+
+    init(entity: EntityDescription, schema: StoreSchema) {
+        let mapping = schema.mapping(for: entity)
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var items: [Item] = []
+        for (index, storage) in mapping.storage.enumerated() {
+            switch storage {
+            case let .column(column):
+                columns.append(column)
+                items.append(.value(index))
+            case let .foreignKey(column, entityColumn):
+                columns.append(column)
+                if let entityColumn { columns.append(entityColumn) }
+                items.append(.foreignKey(index, hasEntityColumn: entityColumn != nil))
+            default:
+                continue
+            }
+        }
+        sql = "INSERT INTO \(mapping.table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        self.items = items
+        argumentCount = columns.count
+    }
+}

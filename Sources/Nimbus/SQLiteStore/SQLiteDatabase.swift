@@ -1,0 +1,134 @@
+import Foundation
+import GRDB
+
+/// A store's SQLite database: a GRDB `DatabasePool` in WAL mode (many readers, one
+/// writer), or a `DatabaseQueue` for in-memory, read-only and rollback-journal stores.
+final class SQLiteDatabase: @unchecked Sendable {
+    let writer: any DatabaseWriter
+    let model: ManagedObjectModel
+    let schema: StoreSchema
+    let identifier: String
+    let readers: [EntityReader]
+    let insertPlans: [InsertPlan]
+    /// Statements seen, when recording is on (for tests that assert the SQL sent).
+    let recorder: SQLRecorder?
+
+    private init(writer: any DatabaseWriter, model: ManagedObjectModel, identifier: String, recorder: SQLRecorder?) {
+        self.writer = writer
+        self.model = model
+        self.schema = model.schema
+        self.identifier = identifier
+        self.readers = model.entities.map { EntityReader(entity: $0, schema: model.schema) }
+        self.insertPlans = model.entities.map { InsertPlan(entity: $0, schema: model.schema) }
+        self.recorder = recorder
+    }
+
+    /// Opens (creating when new) the database a description names.
+    ///
+    /// A file that exists is inspected read-only first, so a file that is not a store, or a
+    /// store of another model, is left exactly as it was.
+    static func open(_ description: PersistentStoreDescription, model givenModel: ManagedObjectModel?) throws -> SQLiteDatabase {
+        let recorder = description.options["recordSQL"] == "1" ? SQLRecorder() : nil
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(description.timeout)
+        configuration.foreignKeysEnabled = false
+        configuration.prepareDatabase { db in
+            SQLDebug.install(on: db)
+            if let recorder { recorder.install(on: db) }
+            try SQLFunctions.register(on: db)
+        }
+
+        if description.type == .inMemory {
+            guard let model = givenModel else {
+                throw NimbusError(.invalidArgument, "an in-memory store needs a model")
+            }
+            let queue = try DatabaseQueue(configuration: configuration)
+            let identifier = UUID().uuidString
+            try queue.write { db in try StoreSchemaWriter.create(db, model: model, description: description, identifier: identifier) }
+            return SQLiteDatabase(writer: queue, model: model, identifier: identifier, recorder: recorder)
+        }
+
+        guard let url = description.url else {
+            throw NimbusError(.invalidArgument, "a SQLite store needs a URL")
+        }
+        let path = url.path
+        let existing = try StoreInspector.inspect(path: path)
+        if existing == nil, description.isReadOnly {
+            throw NimbusError(.storeNotFound, "no store at \(path) to open read-only")
+        }
+        let model: ManagedObjectModel
+        if let existing {
+            if let givenModel {
+                try existing.check(compatibleWith: givenModel, configuration: description.configuration, path: path)
+                model = givenModel
+            } else {
+                model = try existing.storedModel(path: path)
+            }
+        } else {
+            guard let givenModel else { throw NimbusError(.storeNotFound, "no store at \(path) and no model to create one") }
+            model = givenModel
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+
+        configuration.readonly = description.isReadOnly
+        let writer: any DatabaseWriter
+        do {
+            if description.journalMode == .wal && !description.isReadOnly {
+                configuration.maximumReaderCount = max(1, description.maximumConnectionPoolSize)
+                writer = try DatabasePool(path: path, configuration: configuration)
+            } else {
+                if !description.isReadOnly {
+                    configuration.journalMode = .default
+                    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
+                }
+                writer = try DatabaseQueue(path: path, configuration: configuration)
+            }
+        } catch let error as DatabaseError {
+            throw NimbusError.from(error, path: path)
+        }
+        let identifier: String
+        if let existing {
+            identifier = existing.identifier
+        } else {
+            identifier = UUID().uuidString
+            try writer.write { db in try StoreSchemaWriter.create(db, model: model, description: description, identifier: identifier) }
+        }
+        return SQLiteDatabase(writer: writer, model: model, identifier: identifier, recorder: recorder)
+    }
+
+    /// The reader of an entity's rows.
+    func reader(for entity: EntityDescription) -> EntityReader { readers[entity.entityNumber - 1] }
+
+    /// Reads the metadata dictionary.
+    func readMetadata() throws -> [String: Any] {
+        try writer.read { db in try StoreMetadata.read(db)?.dictionary ?? [:] }
+    }
+
+    /// Runs a read, mapping SQLite errors to Nimbus errors.
+    func read<T>(_ block: (Database) throws -> T) throws -> T {
+        do { return try writer.read(block) } catch let error as DatabaseError { throw NimbusError.from(error, path: nil) }
+    }
+
+    /// Runs a write transaction, mapping SQLite errors to Nimbus errors.
+    func write<T>(_ block: (Database) throws -> T) throws -> T {
+        do { return try writer.write(block) } catch let error as DatabaseError { throw NimbusError.from(error, path: nil) }
+    }
+}
+
+extension NimbusError {
+    static func from(_ error: DatabaseError, path: String?) -> NimbusError {
+        let place = path.map { " at \($0)" } ?? ""
+        switch error.resultCode {
+        case .SQLITE_NOTADB:
+            return NimbusError(.notADatabase, "the file\(place) is not a SQLite database", underlying: error)
+        case .SQLITE_CORRUPT:
+            return NimbusError(.corruptStore, "the database\(place) is corrupt", underlying: error)
+        case .SQLITE_READONLY:
+            return NimbusError(.readOnlyStore, "the store\(place) is read-only", underlying: error)
+        case .SQLITE_CANTOPEN:
+            return NimbusError(.io, "cannot open the database\(place)", underlying: error)
+        default:
+            return NimbusError(.sqliteError, "SQLite error\(place): \(error.message ?? error.description)", underlying: error)
+        }
+    }
+}
