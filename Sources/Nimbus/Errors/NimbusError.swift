@@ -102,6 +102,8 @@ public struct NimbusError: Error, Sendable, CustomStringConvertible {
     public var underlying: (any Error & Sendable)?
     /// For ``Code/validationFailed``: every failing object and property.
     public var validationFailures: [ValidationFailure] = []
+    /// For ``Code/invalidPredicate``: the 1-based column of the offending text.
+    public var column: Int?
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
