@@ -26,6 +26,11 @@ extension ManagedObject {
         guard let context = managedObjectContext else {
             throw NimbusError(.inaccessibleFault, "\(objectID) is not in a context any more")
         }
+        if let (group, position) = batch {
+            batch = nil
+            try context.loadSnapshots(for: Array(group.batch(containing: position)))
+            if values != nil { return }
+        }
         if let snapshot = try context.persistentStoreCoordinator.snapshot(for: objectID, context: context) {
             fulfill(with: snapshot)
         } else if context.shouldDeleteInaccessibleFaults {

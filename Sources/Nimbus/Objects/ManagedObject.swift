@@ -29,6 +29,8 @@ open class ManagedObject {
     /// Which to-many relationships are loaded into ``values``.
     var loadedToMany: Set<Int> = []
     var flags = Flags()
+    /// For faults from a fetch with a batch size: the group and this object's position.
+    var batch: (group: BatchFaultGroup, position: Int)?
 
     struct Flags {
         var isInserted = false

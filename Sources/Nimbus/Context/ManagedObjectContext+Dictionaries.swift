@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+
+extension ManagedObjectContext {
+    /// Fetches dictionary results: properties, key paths and expressions, optionally
+    /// grouped, filtered by a having predicate, and distinct. Reads saved data only.
+    func fetchDictionaries<Result>(_ request: FetchRequest<Result>, entity: EntityDescription) throws -> [[String: Any]] {
+        let properties = request.propertiesToFetch ?? entity.properties.compactMap { $0.attribute.map { .property($0.name) } }
+        guard !properties.isEmpty else {
+            throw NimbusError(.invalidArgument, "a dictionary fetch needs propertiesToFetch")
+        }
+        var results: [[String: Any]] = []
+        for store in try persistentStoreCoordinator.stores(for: entity) {
+            var compiler = PredicateSQLCompiler(entity: entity, schema: managedObjectModel.schema)
+            var query = SelectQuery(entity: entity)
+            query.includesSubentities = request.includesSubentities
+            if let predicate = request.predicate { query.condition = try compiler.condition(predicate) }
+            var columns: [String] = []
+            var readers: [(name: String, read: (Row, Int) -> Any?)] = []
+            for property in properties {
+                let (sql, reader) = try selection(for: property, entity: entity, compiler: &compiler, store: store)
+                columns.append(sql)
+                readers.append((property.name, reader))
+            }
+            let groupBy = try (request.propertiesToGroupBy ?? []).map { try selection(for: $0, entity: entity, compiler: &compiler, store: store).sql }
+            let selectArguments = compiler.arguments
+            var having: String?
+            if let predicate = request.havingPredicate {
+                having = try compiler.havingCondition(predicate, aliases: Dictionary(uniqueKeysWithValues: zip(properties.map(\.name), columns)))
+            }
+            if !request.sortDescriptors.isEmpty { query.orderBy = try compiler.orderBy(request.sortDescriptors) }
+            query.arguments = selectArguments
+            query.joins = compiler.joins
+            if request.fetchLimit > 0 { query.limit = request.fetchLimit }
+            if request.fetchOffset > 0 { query.offset = request.fetchOffset }
+            let havingArguments = Array(compiler.arguments.dropFirst(selectArguments.count))
+            let rows = try store.database.read { db in
+                try store.database.fetchRows(query, select: columns, groupBy: groupBy, having: having,
+                                             havingArguments: havingArguments, distinct: request.returnsDistinctResults, db)
+            }
+            for row in rows {
+                var dictionary: [String: Any] = [:]
+                for (index, reader) in readers.enumerated() {
+                    if let value = reader.read(row, index) { dictionary[reader.name] = value }
+                }
+                results.append(dictionary)
+            }
+        }
+        return results
+    }
+
+    private func selection(for property: FetchProperty, entity: EntityDescription, compiler: inout PredicateSQLCompiler,
+                           store: PersistentStore) throws -> (sql: String, read: (Row, Int) -> Any?) {
+        switch property {
+        case let .property(name):
+            if let index = entity.propertyIndexes[name], let relationship = entity.properties[index].relationship {
+                guard !relationship.isToMany,
+                      case let .foreignKey(column, _) = managedObjectModel.schema.mapping(for: entity).storage[index],
+                      let destination = entity.destination(of: relationship) else {
+                    throw NimbusError(.invalidArgument, "\(entity.name).\(name) is to-many; fetch an expression such as \(name).@count instead")
+                }
+                let identifier = store.identifier
+                return ("t0.\(column)", { row, i in
+                    guard let key: Int64 = row[i] else { return nil }
+                    return ManagedObjectID(entity: destination, storeIdentifier: identifier, primaryKey: key)
+                })
+            }
+            let (sql, type) = try compiler.expression(.keyPath(name.split(separator: ".").map(String.init)))
+            return (sql, Self.reader(for: type))
+        case let .expression(_, expression, type):
+            let (sql, _) = try compiler.expression(expression)
+            return (sql, Self.reader(for: type))
+        }
+    }
+
+    private static func reader(for type: AttributeType?) -> (Row, Int) -> Any? {
+        { row, index in
+            let value: DatabaseValue = row[index]
+            guard let type else { return value.isNull ? nil : value.storage.value }
+            return PropertyValue(databaseValue: value, type: type).anyValue(for: type)
+        }
+    }
+}
+
+private extension DatabaseValue.Storage {
+    var value: Any? {
+        switch self {
+        case .null: nil
+        case let .int64(v): v
+        case let .double(v): v
+        case let .string(v): v
+        case let .blob(v): v
+        }
+    }
+}

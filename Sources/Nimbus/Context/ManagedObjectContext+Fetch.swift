@@ -1,0 +1,231 @@
+import Foundation
+import GRDB
+
+extension ManagedObjectContext {
+    /// Fetches the objects, IDs, dictionaries or count a request describes.
+    ///
+    /// Unsaved changes of the context count unless ``FetchRequest/includesPendingChanges``
+    /// is false: new objects that match are included, deleted ones left out, and changed
+    /// ones judged by their current values.
+    ///
+    /// - Throws: ``NimbusError`` with ``NimbusError/Code-swift.struct/unknownEntity``,
+    ///   ``NimbusError/Code-swift.struct/unknownProperty``,
+    ///   ``NimbusError/Code-swift.struct/invalidPredicate``,
+    ///   ``NimbusError/Code-swift.struct/typeMismatch`` or a SQLite error.
+    public func fetch<Result>(_ request: FetchRequest<Result>) throws -> [Result] {
+        let entity = try entity(named: request.entityName)
+        switch request.resultType {
+        case .count:
+            guard let count = try count(for: request) as? Result else {
+                throw NimbusError(.typeMismatch, "a count request returns Int; declare it as FetchRequest<Int>")
+            }
+            return [count]
+        case .dictionary:
+            let rows = try fetchDictionaries(request, entity: entity)
+            return rows.compactMap { $0 as? Result }
+        case .managedObjectID:
+            let ids = try fetchMatchingIDs(request, entity: entity)
+            return ids.compactMap { $0 as? Result }
+        case .managedObject:
+            let objects = try fetchObjects(request, entity: entity)
+            if Result.self == ManagedObject.self { return objects as! [Result] }
+            return try objects.map { object in
+                guard let typed = object as? Result else {
+                    throw NimbusError(.typeMismatch, "\(object.entity.name) objects are \(type(of: object)), not \(Result.self); set the entity's class in the model")
+                }
+                return typed
+            }
+        }
+    }
+
+    /// The number of objects a request would fetch.
+    public func count<Result>(for request: FetchRequest<Result>) throws -> Int {
+        let entity = try entity(named: request.entityName)
+        if request.includesPendingChanges, !pendingObjects(of: entity, request).isEmpty {
+            return try fetchMatchingIDs(request, entity: entity).count
+        }
+        var total = 0
+        for store in try persistentStoreCoordinator.stores(for: entity) {
+            let query = try selectQuery(request, entity: entity, sliced: true)
+            total += try store.database.read { db in try store.database.count(query, db) }
+        }
+        return total
+    }
+
+    // MARK: Plans
+
+    func selectQuery<Result>(_ request: FetchRequest<Result>, entity: EntityDescription, sliced: Bool) throws -> SelectQuery {
+        var compiler = PredicateSQLCompiler(entity: entity, schema: managedObjectModel.schema)
+        var query = SelectQuery(entity: entity)
+        query.includesSubentities = request.includesSubentities
+        if let predicate = request.predicate { query.condition = try compiler.condition(predicate) }
+        if !request.sortDescriptors.isEmpty { query.orderBy = try compiler.orderBy(request.sortDescriptors) }
+        query.arguments = compiler.arguments
+        query.joins = compiler.joins
+        if sliced {
+            if request.fetchLimit > 0 { query.limit = request.fetchLimit }
+            if request.fetchOffset > 0 { query.offset = request.fetchOffset }
+        }
+        return query
+    }
+
+    /// Registered objects of the entity with unsaved changes that a fetch must account for.
+    func pendingObjects<Result>(of entity: EntityDescription, _ request: FetchRequest<Result>) -> [ManagedObject] {
+        guard request.includesPendingChanges else { return [] }
+        func relevant(_ object: ManagedObject) -> Bool {
+            request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
+        }
+        return insertedSet.filter(relevant) + deletedSet.filter(relevant) + changedSet.filter { relevant($0) && $0.hasPersistentChangedValues }
+    }
+
+    // MARK: Objects
+
+    private func fetchObjects<Result>(_ request: FetchRequest<Result>, entity: EntityDescription) throws -> [ManagedObject] {
+        let stores = try persistentStoreCoordinator.stores(for: entity)
+        let pending = pendingObjects(of: entity, request)
+        let merging = !pending.isEmpty || stores.count > 1
+        let query = try selectQuery(request, entity: entity, sliced: !merging)
+        var objects: [ManagedObject] = []
+
+        if request.fetchBatchSize > 0 && !merging {
+            let store = stores[0]
+            let ids = try store.database.read { db in try store.database.fetchIDs(query, db) }
+            let group = BatchFaultGroup(ids: ids, batchSize: request.fetchBatchSize)
+            objects.reserveCapacity(ids.count)
+            for (position, id) in ids.enumerated() {
+                let object = self.object(with: id)
+                if object.values == nil && object.committed == nil { object.batch = (group, position) }
+                objects.append(object)
+            }
+        } else if !request.includesPropertyValues && !merging {
+            for store in stores {
+                let ids = try store.database.read { db in try store.database.fetchIDs(query, db) }
+                objects.reserveCapacity(objects.count + ids.count)
+                for id in ids { objects.append(self.object(with: id)) }
+            }
+        } else {
+            for store in stores {
+                let rows = try store.database.read { db in try store.database.fetchSnapshots(query, db) }
+                objects.reserveCapacity(objects.count + rows.count)
+                for (id, snapshot) in rows {
+                    objects.append(materialize(id, snapshot: snapshot, asFault: request.returnsObjectsAsFaults))
+                }
+            }
+        }
+
+        if merging {
+            objects = try mergePending(objects, pending: pending, request: request)
+        }
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
+        }
+        return objects
+    }
+
+    /// The object for a fetched row: the registered one (given the row if it is a fault),
+    /// or a new one.
+    @inline(__always)
+    func materialize(_ id: ManagedObjectID, snapshot: RowSnapshot, asFault: Bool) -> ManagedObject {
+        if let existing = registry[id]?.object {
+            if existing.values == nil {
+                existing.committed = snapshot
+                if !asFault { existing.fulfill(with: snapshot) }
+            }
+            return existing
+        }
+        let object = id.entity.managedObjectClass.init(materializing: .init(id: id, context: self, snapshot: snapshot, asFault: asFault))
+        register(object)
+        if !asFault { object.awakeFromFetch() }
+        return object
+    }
+
+    /// Applies unsaved changes to fetched objects, then orders and slices in memory.
+    private func mergePending<Result>(_ fetched: [ManagedObject], pending: [ManagedObject], request: FetchRequest<Result>) throws -> [ManagedObject] {
+        let pendingSet = Set(pending)
+        var result = fetched.filter { !pendingSet.contains($0) && !$0.flags.isDeleted }
+        for object in pending where !object.flags.isDeleted {
+            if try request.predicate?.evaluate(with: object) ?? true { result.append(object) }
+        }
+        if !request.sortDescriptors.isEmpty {
+            result.sort { a, b in FetchSortDescriptor.areInIncreasingOrder(a, b, by: request.sortDescriptors) }
+        }
+        if request.fetchOffset > 0 { result = Array(result.dropFirst(request.fetchOffset)) }
+        if request.fetchLimit > 0 { result = Array(result.prefix(request.fetchLimit)) }
+        return result
+    }
+
+    private func fetchMatchingIDs<Result>(_ request: FetchRequest<Result>, entity: EntityDescription) throws -> [ManagedObjectID] {
+        let stores = try persistentStoreCoordinator.stores(for: entity)
+        let pending = pendingObjects(of: entity, request)
+        if pending.isEmpty && stores.count == 1 {
+            let query = try selectQuery(request, entity: entity, sliced: true)
+            return try stores[0].database.read { db in try stores[0].database.fetchIDs(query, db) }
+        }
+        var objectRequest = request
+        var typed = FetchRequest<ManagedObject>(entityName: request.entityName)
+        typed.predicate = objectRequest.predicate
+        typed.sortDescriptors = objectRequest.sortDescriptors
+        typed.fetchLimit = objectRequest.fetchLimit
+        typed.fetchOffset = objectRequest.fetchOffset
+        typed.includesSubentities = objectRequest.includesSubentities
+        typed.includesPendingChanges = objectRequest.includesPendingChanges
+        objectRequest.resultType = .managedObject
+        return try fetchObjects(typed, entity: entity).map(\.objectID)
+    }
+
+    // MARK: Prefetching
+
+    /// Loads the destinations of relationship key paths for many objects in a few queries.
+    func prefetch(_ keyPaths: [String], for objects: [ManagedObject]) throws {
+        for keyPath in keyPaths {
+            var current = objects
+            for name in keyPath.split(separator: ".").map(String.init) {
+                var next: [ManagedObjectID] = []
+                for object in current {
+                    object.fireFaultIfNeeded()
+                    guard let index = object.entity.propertyIndexes[name], let relationship = object.entity.properties[index].relationship else {
+                        throw NimbusError(.unknownProperty, "\(object.entity.name) has no relationship \(name) (prefetch key path \(keyPath))")
+                    }
+                    if relationship.isToMany {
+                        object.ensureToManyLoaded(index)
+                        if case let .objects(ids) = object.values![index] { next += ids }
+                    } else if case let .object(id) = object.values![index] {
+                        next.append(id)
+                    }
+                }
+                let faults = Array(Set(next)).filter { registry[$0]?.object?.isFault ?? true }
+                try loadSnapshots(for: faults)
+                current = Array(Set(next)).map { object(with: $0) }
+            }
+        }
+    }
+
+    /// Reads many rows in a few queries and gives them to their (fault) objects.
+    func loadSnapshots(for ids: [ManagedObjectID]) throws {
+        let byStore = Dictionary(grouping: ids.filter { !$0.isTemporaryID }) { "\($0.storeIdentifier)/\($0.entity.rootEntityNumber)" }
+        for group in byStore.values {
+            let store = try persistentStoreCoordinator.store(for: group[0])
+            let snapshots = try store.database.read { db in try store.database.snapshots(for: group, db) }
+            for (id, snapshot) in snapshots {
+                let object = self.object(with: id)
+                if object.values == nil { object.fulfill(with: snapshot) }
+            }
+        }
+    }
+}
+
+/// Faults from a fetch with a batch size: firing one loads its whole batch.
+final class BatchFaultGroup {
+    let ids: [ManagedObjectID]
+    let batchSize: Int
+
+    init(ids: [ManagedObjectID], batchSize: Int) {
+        self.ids = ids
+        self.batchSize = batchSize
+    }
+
+    func batch(containing position: Int) -> ArraySlice<ManagedObjectID> {
+        let start = (position / batchSize) * batchSize
+        return ids[start..<min(start + batchSize, ids.count)]
+    }
+}
