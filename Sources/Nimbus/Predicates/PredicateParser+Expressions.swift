@@ -29,6 +29,8 @@ extension PredicateParser {
     }
 
     mutating func unary() throws -> QueryExpression {
+        try enter()
+        defer { nesting -= 1 }
         guard accept(symbol: "-") else { return try postfix() }
         if case let .bigInteger(value) = current.kind, value == UInt64(Int64.max) + 1 {
             advance()
