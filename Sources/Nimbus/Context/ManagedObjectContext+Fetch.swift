@@ -75,7 +75,8 @@ extension ManagedObjectContext {
         func relevant(_ object: ManagedObject) -> Bool {
             request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
         }
-        return insertedSet.filter(relevant) + deletedSet.filter(relevant) + changedSet.filter { relevant($0) && $0.hasPersistentChangedValues }
+        let changed = changedSet.filter { relevant($0) && $0.hasPersistentChangedValues }
+        return Array(insertedSet.filter(relevant).union(deletedSet.filter(relevant)).union(changed))
     }
 
     // MARK: Objects

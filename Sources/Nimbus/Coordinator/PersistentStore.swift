@@ -38,6 +38,12 @@ public final class PersistentStore: @unchecked Sendable {
         self.entities = model.entities(forConfiguration: description.configuration)
     }
 
+    /// The SQL statements recorded when the store was added with option `recordSQL = "1"`.
+    package var recordedStatements: [String]? { database.recorder?.recorded }
+
+    /// Forgets the recorded statements.
+    package func resetRecordedStatements() { database.recorder?.reset() }
+
     /// Whether the store holds objects of an entity.
     public func holds(_ entity: EntityDescription) -> Bool {
         entities.contains { $0 === entity }
