@@ -12,7 +12,7 @@ struct ContextSaveFetchTests {
         let context = stack.newContext()
         let date = Date(timeIntervalSinceReferenceDate: 700_000_000.5)
         let uuid = UUID()
-        try context.performAndWait {
+        try context.performAndWait { () throws in
             let author = try context.insert("Person", ["name": "Ada", "age": 36])
             let post = try context.insert("Post", [
                 "title": "Hello", "views": 42, "rating": 4.5, "published": true, "createdAt": date,
@@ -25,7 +25,7 @@ struct ContextSaveFetchTests {
             #expect(post.objectID.uriRepresentation().absoluteString == "x-coredata://\(stack.store.identifier)/Post/p1")
         }
         let reopened = try stack.reopenedContext()
-        try reopened.performAndWait {
+        try reopened.performAndWait { () throws in
             let posts = try reopened.all("Post")
             #expect(posts.count == 1)
             let post = try #require(posts.first)
@@ -50,7 +50,7 @@ struct ContextSaveFetchTests {
     func storeLayout() throws {
         let stack = try TestStack()
         let context = stack.newContext()
-        try context.performAndWait {
+        try context.performAndWait { () throws in
             let post = try context.insert("Post", ["title": "t", "published": true, "createdAt": Date(timeIntervalSinceReferenceDate: 10)])
             let tag = try context.insert("Tag", ["name": "swift"])
             try post.addObjects([tag], toRelationship: "tags")
@@ -81,7 +81,7 @@ struct ContextSaveFetchTests {
     func validation() throws {
         let stack = try TestStack()
         let context = stack.newContext()
-        try context.performAndWait {
+        try context.performAndWait { () throws in
             _ = try context.insert("Person", ["name": "Valid"])
             _ = try context.insert("Person", ["age": 200, "email": "not-an-email"])
             _ = try context.insert("Tag", [:])
@@ -103,7 +103,7 @@ struct ContextSaveFetchTests {
     func badKeys() throws {
         let stack = try TestStack()
         let context = stack.newContext()
-        try context.performAndWait {
+        try context.performAndWait { () throws in
             #expect(throws: NimbusError.self) { try context.insertNewObject(forEntityName: "Nope") }
             let post = try context.insertNewObject(forEntityName: "Post")
             #expect { try post.setValidatedValue(1, forKey: "nope") } throws: { ($0 as? NimbusError)?.code == .unknownProperty }
@@ -121,7 +121,7 @@ struct ContextSaveFetchTests {
     func pendingChanges() throws {
         let stack = try TestStack()
         let context = stack.newContext()
-        try context.performAndWait {
+        try context.performAndWait { () throws in
             for (title, views) in [("a", 1), ("b", 5), ("c", 10)] { _ = try context.insert("Post", ["title": title, "views": views]) }
             try context.save()
             let posts = try context.all("Post", sortedBy: "title")
@@ -148,7 +148,7 @@ struct ContextSaveFetchTests {
     func fetchShapes() throws {
         let stack = try TestStack()
         let context = stack.newContext()
-        try context.performAndWait {
+        try context.performAndWait { () throws in
             for i in 0..<20 { _ = try context.insert("Post", ["title": "post \(i % 5)", "views": i]) }
             try context.save()
             var request = FetchRequest<ManagedObject>(entityName: "Post")
