@@ -208,6 +208,7 @@ extension ManagedObjectContext {
             let store = try persistentStoreCoordinator.store(for: group[0])
             let snapshots = try store.database.read { db in try store.database.snapshots(for: group, db) }
             for (id, snapshot) in snapshots {
+                persistentStoreCoordinator.rowCache.store(snapshot, for: id)
                 let object = self.object(with: id)
                 if object.values == nil { object.fulfill(with: snapshot) }
             }
