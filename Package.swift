@@ -57,7 +57,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting"]),
+        .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting", "DurabilityWorker"]),
+        // A process that saves in a loop until killed, for the crash-durability test.
+        .executableTarget(name: "DurabilityWorker", dependencies: ["Nimbus"], path: "Tests/DurabilityWorker"),
         .testTarget(name: "NimbusWireTests", dependencies: ["NimbusWire"], resources: [.copy("Fixtures")]),
         .testTarget(name: "NimbusServerTests", dependencies: ["NimbusServer", "NimbusWire"]),
     ],
