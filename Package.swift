@@ -57,7 +57,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting"]),
+        .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting"], resources: [.copy("Fixtures")]),
         .testTarget(name: "NimbusWireTests", dependencies: ["NimbusWire"], resources: [.copy("Fixtures")]),
         .testTarget(name: "NimbusServerTests", dependencies: ["NimbusServer", "NimbusWire"]),
     ],

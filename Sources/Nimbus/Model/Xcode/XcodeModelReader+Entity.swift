@@ -34,8 +34,8 @@ extension XcodeModelReader {
                 relationships.append(try readRelationship(child, entity: name))
             case "fetchedProperty":
                 let property = child["name"] ?? "(unnamed)"
-                let request = child.children(named: "fetchRequest").first.map { " " + describeFetchRequest($0) } ?? ""
-                note("\(name).\(property): fetched property (fetch request\(request)) is not supported yet; it was left out")
+                let request = child.children(named: "fetchRequest").first.map { " (\(describeFetch($0)))" } ?? ""
+                note("\(name).\(property): fetched property\(request) is not supported yet; it was left out")
             case "fetchIndex":
                 if let index = try readFetchIndex(child, entity: name) { fetchIndexes.append(index) }
             case "compoundIndexes":
@@ -80,7 +80,7 @@ extension XcodeModelReader {
             checkKeys(of: child, owner: owner, understood: ["property", "type", "order", "expression", "expressionType"], ignored: [])
             switch child["type"] ?? "Binary" {
             case "Binary": break
-            case "RTree": unsupported.append("an RTree index")
+            case "RTree": if !unsupported.contains("RTree elements") { unsupported.append("RTree elements") }
             case let other: throw invalid("fetch index \(owner) has type \"\(other)\"; expected Binary or RTree", at: child)
             }
             let ascending: Bool

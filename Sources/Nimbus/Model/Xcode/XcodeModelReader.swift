@@ -59,7 +59,7 @@ struct XcodeModelReader {
                 let (name, members) = try readConfiguration(child)
                 declarations.configurations[name] = members
             case "fetchRequest":
-                note("model: fetch request template \(describeFetchRequest(child)) is not supported yet; it was left out")
+                note("model: fetch request template \(child["name"] ?? "(unnamed)") (\(describeFetch(child))) is not supported yet; it was left out")
             case "composite", "compositeAttribute":
                 note("model: composite attribute type \(child["name"] ?? "(unnamed)") is not supported yet; it was left out")
             case "userInfo":
@@ -167,13 +167,11 @@ struct XcodeModelReader {
         return entries
     }
 
-    /// `Post "isDraft == YES"` for notes about fetch requests.
-    func describeFetchRequest(_ element: XcodeXMLElement) -> String {
-        var text = element["name"] ?? "(unnamed)"
-        var details: [String] = []
-        if let entity = element["entity"] { details.append("on \(entity)") }
-        if let predicate = element["predicateString"] { details.append("predicate `\(predicate)`") }
-        if !details.isEmpty { text += " (" + details.joined(separator: ", ") + ")" }
-        return text
+    /// Describes a fetch request in notes, such as "on Post where `isDraft == YES`".
+    func describeFetch(_ request: XcodeXMLElement) -> String {
+        var parts: [String] = []
+        if let entity = request["entity"] { parts.append("on \(entity)") }
+        if let predicate = request["predicateString"] { parts.append("where `\(predicate)`") }
+        return parts.isEmpty ? "without entity or predicate" : parts.joined(separator: " ")
     }
 }
