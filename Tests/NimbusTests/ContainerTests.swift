@@ -102,6 +102,29 @@ struct ContainerTests {
         #expect(merged == "v2")
     }
 
+    @Test("the view context works on the main queue and merges background saves")
+    @MainActor
+    func viewContext() async throws {
+        let folder = try TemporaryDirectory()
+        let container = PersistentContainer(name: "Notes", managedObjectModel: try Self.noteModel())
+        container.persistentStoreDescriptions[0].url = folder.file("Notes.sqlite")
+        try await container.loadPersistentStores()
+        let view = container.viewContext
+        #expect(view.concurrencyType == .mainQueue)
+        view.automaticallyMergesChangesFromParent = true
+        let note = try view.performAndWait { try view.insertNewObject(forEntityName: "Note") }
+        note.setValue("main", forKey: "text")
+        try view.save()
+        let id = note.objectID
+        try await container.performBackgroundTask { context in
+            context.object(with: id).setValue("background", forKey: "text")
+            try context.save()
+        }
+        let text = try await view.perform { view.registeredObject(for: id)?.value(forKey: "text") as? String }
+        #expect(text == "background")
+        #expect(note.value(forKey: "text") as? String == "background")
+    }
+
     @Test("many contexts save concurrently; every save lands")
     func concurrentSaves() async throws {
         let folder = try TemporaryDirectory()
