@@ -101,7 +101,7 @@ extension PredicateSQLCompiler {
     /// - Throws: ``NimbusError/Code-swift.struct/typeMismatch``.
     func coerce(_ value: PropertyValue, to target: Scalar, _ context: String) throws -> DatabaseValue {
         func mismatch() -> NimbusError {
-            NimbusError(.typeMismatch, "cannot compare a \(target.kind?.rawValue ?? "value") with \(PredicateFormatter.format(value)) in \(context)")
+            NimbusError(.typeMismatch, "cannot compare \(target.kind?.rawValue ?? "") values with \(PredicateFormatter.format(value)) (\(Kind(value)?.rawValue ?? "a value")) in \(context)")
         }
         guard let kind = target.kind, !value.isNull else { return value.databaseValue }
         switch (kind, value) {

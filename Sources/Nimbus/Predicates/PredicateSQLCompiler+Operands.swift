@@ -112,6 +112,10 @@ extension PredicateSQLCompiler {
                 guard let open = frame else {
                     throw NimbusError(.invalidPredicate, "\(name) needs a to-many relationship before it, as in items.\(name)")
                 }
+                if name == "@count", i < components.count {
+                    frames[open] = nil
+                    throw NimbusError(.unknownProperty, "key path \(components.joined(separator: ".")) cannot continue after @count")
+                }
                 guard case let .collection(c) = try keyPath(Array(components[i...]), from: scope, frame: open) else {
                     throw NimbusError(.invalidPredicate, "\(name) needs a collection")
                 }

@@ -27,6 +27,8 @@ import GRDB
 struct PredicateSQLCompiler {
     let entity: EntityDescription
     let schema: StoreSchema
+    /// Keeps the model alive: entities find relationship destinations through it.
+    let model: ManagedObjectModel?
     /// Values for the `?` placeholders of the conditions compiled so far, in order.
     var arguments: [DatabaseValue] = []
 
@@ -88,6 +90,7 @@ struct PredicateSQLCompiler {
     init(entity: EntityDescription, schema: StoreSchema) {
         self.entity = entity
         self.schema = schema
+        self.model = entity.managedObjectModel
     }
 
     /// Compiles a predicate to a `WHERE` expression; its constants are appended to ``arguments``.
