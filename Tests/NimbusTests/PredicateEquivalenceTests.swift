@@ -64,12 +64,12 @@ struct PredicateEquivalenceTests {
         return World(people: people, companies: companies, tags: tags)
     }
 
-    @Test("generated predicates select the same objects in SQL and in memory")
-    func equivalence() throws {
+    @Test("generated predicates select the same objects in SQL and in memory", arguments: [0x5EED_2026, 7, 1_234_567] as [UInt64])
+    func equivalence(seed: UInt64) throws {
         let (container, directory) = try PredicateTestSupport.container()
         defer { try? FileManager.default.removeItem(at: directory) }
         let context = container.viewContext
-        var rng = SeededGenerator(seed: 0x5EED_2026)
+        var rng = SeededGenerator(seed: seed)
         let world = try Self.populate(context, &rng)
         var generator = PredicateGenerator(rng: rng, world: world)
         var checked = 0, nonTrivial = 0
@@ -93,6 +93,62 @@ struct PredicateEquivalenceTests {
         #expect(checked == 700)
         // The generator must produce selective predicates, not only all-or-nothing ones.
         #expect(nonTrivial > 250, "only \(nonTrivial) selective predicates")
+    }
+}
+
+extension PredicateEquivalenceTests {
+    @Test("SQL ORDER BY and the in-memory comparator order objects identically")
+    func sorting() throws {
+        let (container, directory) = try PredicateTestSupport.container()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        var rng = SeededGenerator(seed: 99)
+        let world = try Self.populate(context, &rng)
+        let keys = ["name", "nickname", "age", "score", "balance", "isActive", "birthday", "uid", "employer.name", "employer"]
+        let comparisons: [FetchSortDescriptor.Comparison] = [.binary, .caseInsensitive, .localizedStandard]
+        for _ in 0..<150 {
+            let sorts = (0..<(1 + Int(rng.next() % 3))).map { _ in
+                FetchSortDescriptor(keys[Int(rng.next() % UInt64(keys.count))], ascending: rng.next() % 2 == 0,
+                                    comparison: comparisons[Int(rng.next() % 3)])
+            }
+            var request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.sortDescriptors = sorts
+            let fetched = try context.fetch(request)
+            #expect(fetched.count == world.people.count)
+            for (a, b) in zip(fetched, fetched.dropFirst()) {
+                #expect(!FetchSortDescriptor.areInIncreasingOrder(b, a, by: sorts),
+                        "\(sorts.map { "\($0.keyPath) \($0.comparison) \($0.ascending)" }): \(a) before \(b)")
+            }
+            let inMemory = world.people.sorted { FetchSortDescriptor.areInIncreasingOrder($0, $1, by: sorts) }
+            let key = { (object: ManagedObject) in sorts.map { "\($0.sortValue(object))" } }
+            #expect(fetched.map(key) == inMemory.map(key))
+        }
+    }
+
+    @Test("unsaved changes are judged in memory with the SQL's answer for saved ones")
+    func pendingChanges() throws {
+        let (container, directory) = try PredicateTestSupport.container()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        var rng = SeededGenerator(seed: 5)
+        let world = try Self.populate(context, &rng)
+        // Change some saved objects and insert new ones without saving.
+        for person in world.people.prefix(10) { person.setValue("Zoë", forKey: "name") }
+        for _ in 0..<5 {
+            let person = try context.insertNewObject(forEntityName: "Person")
+            person.setValue("zoe", forKey: "name")
+            person.setValue(7, forKey: "age")
+        }
+        var generator = PredicateGenerator(rng: rng, world: world)
+        for _ in 0..<200 {
+            let predicate = generator.predicate(depth: 1)
+            var request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.predicate = predicate
+            let fetched = Set(try context.fetch(request).map(ObjectIdentifier.init))
+            let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+            let expected = Set(try all.filter { try predicate.evaluate(with: $0) }.map(ObjectIdentifier.init))
+            #expect(fetched == expected, "\(predicate)")
+        }
     }
 }
 
