@@ -61,25 +61,45 @@ extension PredicateEvaluator {
                 let values = try elements.flatMap { Self.elements(try resolve($0, components[index...])) }
                 return .value(try Self.aggregate(component, values.map(scalar)))
             }
-            current = try step(current, component)
+            current = try step(current, component, rest: components[index...])
         }
         return current
     }
 
-    private func step(_ operand: PredicateOperand, _ key: String) throws -> PredicateOperand {
+    private func step(_ operand: PredicateOperand, _ key: String, rest: ArraySlice<String>) throws -> PredicateOperand {
         switch operand {
         case .value(.null): return .value(.null)
-        case let .object(object): return try object.predicateOperand(forKey: key)
+        case let .object(object):
+            let next = try object.predicateOperand(forKey: key)
+            // A nil to-one on the way to a to-many gives no elements, as SQL's joins do.
+            if case .value(.null) = next, let managed = object as? ManagedObject,
+               let relationship = managed.entity.property(named: key)?.relationship,
+               let destination = managed.entity.destination(of: relationship), Self.crossesToMany(destination, rest) {
+                return .collection([])
+            }
+            return next
         case let .collection(items):
             var result: [PredicateOperand] = []
             for item in items {
-                let next = try step(item, key)
+                let next = try step(item, key, rest: rest)
                 if case let .collection(inner) = next { result += inner } else { result.append(next) }
             }
             return .collection(result)
         case let .value(value):
             throw NimbusError(.unknownProperty, "cannot read key \(key) of the value \(PredicateFormatter.format(value))")
         }
+    }
+
+    /// Whether a key path from an entity goes through a to-many relationship.
+    static func crossesToMany(_ entity: EntityDescription, _ components: ArraySlice<String>) -> Bool {
+        var current = entity
+        for component in components {
+            guard let relationship = current.property(named: component)?.relationship else { return false }
+            if relationship.isToMany { return true }
+            guard let next = current.destination(of: relationship) else { return false }
+            current = next
+        }
+        return false
     }
 
     /// `@sum`, `@avg`, `@min`, `@max` over values; nils are skipped, as SQL aggregates do.
