@@ -117,4 +117,44 @@ struct PredicateSQLCompilerTests {
         #expect(sql == "t0.ZNAME COLLATE NIMBUS_CASE_INSENSITIVE, t1.ZNAME COLLATE NIMBUS_LOCALIZED DESC, t0.ZAGE")
         #expect(throws: NimbusError.self) { try compiler.orderBy([FetchSortDescriptor("pets")]) }
     }
+
+    @Test("expressions and aggregates fetch as dictionaries, grouped and filtered by having")
+    func dictionaryFetch() throws {
+        let (container, directory) = try PredicateTestSupport.container()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        for (name, age, pets) in [("Ann", 30, 2), ("ann", 40, 0), ("Bob", 50, 1), ("Bob", 60, 3)] {
+            let person = try context.insertNewObject(forEntityName: "Person")
+            person.setValue(name, forKey: "name")
+            person.setValue(age, forKey: "age")
+            try person.setValidatedValue(try (0..<pets).map { i in
+                let pet = try context.insertNewObject(forEntityName: "Pet")
+                pet.setValue(Double(i + 1), forKey: "weight")
+                return pet
+            }, forKey: "pets")
+        }
+        try context.save()
+
+        var request = FetchRequest<[String: Any]>(entityName: "Person")
+        request.propertiesToFetch = ["name", .expression(name: "pets", try QueryExpression(format: "pets.@count"), type: .integer64),
+                                     .expression(name: "heaviest", try QueryExpression(format: "pets.@max.weight"), type: .double),
+                                     .expression(name: "next", try QueryExpression(format: "age + 1"), type: .integer64)]
+        request.predicate = try QueryPredicate(format: "name BEGINSWITH[c] %@", "a")
+        request.sortDescriptors = [FetchSortDescriptor("age", ascending: false)]
+        let rows = try context.fetch(request)
+        #expect(rows.map { $0["name"] as? String } == ["ann", "Ann"])
+        #expect(rows.map { $0["pets"] as? Int64 } == [0, 2])
+        #expect(rows.map { $0["heaviest"] as? Double } == [nil, 2.0])
+        #expect(rows.map { $0["next"] as? Int64 } == [41, 31])
+
+        var grouped = FetchRequest<[String: Any]>(entityName: "Person")
+        grouped.propertiesToFetch = [.expression(name: "key", try QueryExpression(format: "lowercase:(name)"), type: .string),
+                                     .expression(name: "total", try QueryExpression(format: "sum:(age)"), type: .integer64)]
+        grouped.propertiesToGroupBy = [.expression(name: "key", try QueryExpression(format: "lowercase:(name)"), type: .string)]
+        grouped.havingPredicate = try QueryPredicate(format: "total > 75")
+        grouped.sortDescriptors = [FetchSortDescriptor("name")]
+        let groups = try context.fetch(grouped)
+        #expect(groups.map { $0["key"] as? String } == ["bob"])
+        #expect(groups.map { $0["total"] as? Int64 } == [110])
+    }
 }
