@@ -53,7 +53,8 @@ struct PredicateEvaluatorTests {
         ("lowercase:(name) == 'zoë'", true), ("uppercase:(name) == 'ZOË'", true), ("length:(name) == 3", true),
         ("count:(tags) == 3", true), ("sum:({1, 2, 3}) == 6", true), ("average:({1, 2}) == 1.5", true), ("max:({1, 5, 2}) == 5", true),
         ("TERNARY(age > 40, 'old', 'young') == 'old'", true),
-        ("{1, 2, 3}.@count == 3", true), ("now() > CAST(0, 'NSDate')", true),
+        ("{1, 2, 3}.@count == 3", true), ("scores[FIRST] == 3", true), ("scores[LAST] == 2", true), ("scores[1] == 1", true),
+        ("scores[SIZE] == 3", true), ("scores[7] == nil", true), ("{4, 5}[LAST] == 5", true), ("now() > CAST(0, 'NSDate')", true),
     ]
 
     @Test("evaluates NSPredicate semantics over dictionaries", arguments: cases)

@@ -74,6 +74,10 @@ struct PredicateParserTests {
         ("created < now()", cmp(key("created"), .lessThan, .function("now", []))),
         ("TERNARY(a > 1, b, c) == 2", cmp(.conditional(cmp(key("a"), .greaterThan, int(1)), key("b"), key("c")), .equal, int(2))),
         ("age > $minimum", cmp(key("age"), .greaterThan, .variable("minimum"))),
+        ("children[FIRST] == 1", cmp(.function("objectFrom:withIndex:", [key("children"), int(0)]), .equal, int(1))),
+        ("children[LAST] == 1", cmp(.function("objectFrom:withIndex:", [key("children"), int(-1)]), .equal, int(1))),
+        ("children[2] == 1", cmp(.function("objectFrom:withIndex:", [key("children"), int(2)]), .equal, int(1))),
+        ("children[SIZE] == 3", cmp(.function("count:", [key("children")]), .equal, int(3))),
     ]
 
     @Test("parses every construct of the format grammar", arguments: grammar)

@@ -141,6 +141,13 @@ extension PredicateEvaluator {
         case "count:": return .value(.integer(Int64(arguments.flatMap(Self.elements).count)))
         case "sum:", "average:", "min:", "max:":
             return .value(try Self.aggregate(name, arguments.flatMap(Self.elements).map(scalar)))
+        case "objectFrom:withIndex:":
+            let items = Self.elements(arguments[0])
+            guard case let .value(.integer(i)) = arguments[1] else {
+                throw NimbusError(.typeMismatch, "an array index must be an integer, FIRST, LAST or SIZE")
+            }
+            let position = i < 0 ? items.count + Int(i) : Int(i)
+            return items.indices.contains(position) ? items[position] : .value(.null)
         case "median:":
             let values = try arguments.flatMap(Self.elements).map(scalar).filter { !$0.isNull }
                 .sorted { try PredicateSemantics.compare($0, $1) == .orderedAscending }

@@ -47,7 +47,11 @@ extension PredicateParser {
 
     mutating func postfix() throws -> QueryExpression {
         var base = try primary()
-        while current.kind == .symbol(".") {
+        while current.kind == .symbol(".") || current.kind == .symbol("[") {
+            if current.kind == .symbol("[") {
+                base = try subscriptIndex(base)
+                continue
+            }
             let dot = current
             advance()
             let component: String
@@ -77,6 +81,28 @@ extension PredicateParser {
             }
         }
         return base
+    }
+
+    /// `array[FIRST]`, `array[LAST]`, `array[SIZE]`, `array[2]`.
+    mutating func subscriptIndex(_ base: QueryExpression) throws -> QueryExpression {
+        let open = current
+        advance()
+        let index: QueryExpression
+        switch keyword() {
+        case "FIRST": advance(); index = .constant(.integer(0))
+        case "LAST": advance(); index = .constant(.integer(-1))
+        case "SIZE":
+            advance()
+            try expect(symbol: "]", "after SIZE")
+            return .function("count:", [base])
+        default: index = try expression()
+        }
+        try expect(symbol: "]", "to close the index")
+        switch base {
+        case .keyPath, .aggregate, .constant, .variableKeyPath, .variable: break
+        default: throw error("only a key path or an array can be indexed", at: open)
+        }
+        return .function("objectFrom:withIndex:", [base, index])
     }
 
     static let collectionOperators: Set<String> = ["count", "sum", "avg", "min", "max"]
@@ -195,7 +221,7 @@ extension PredicateParser {
         "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
         "abs:", "sqrt:", "log:", "ln:", "exp:", "floor:", "ceiling:", "trunc:",
         "count:", "sum:", "average:", "min:", "max:", "median:",
-        "lowercase:", "uppercase:", "now", "length:",
+        "lowercase:", "uppercase:", "now", "length:", "objectFrom:withIndex:",
     ]
 
     /// `name:(args)`, `name(args)` and `now()`.

@@ -60,6 +60,8 @@ extension PredicateSQLCompiler {
             let isInteger = (a.type?.isInteger ?? false) && (b.type?.isInteger ?? false)
             return .scalar(Scalar(sql: "(" + a.sql + " \(symbol) " + b.sql + ")", kind: .number,
                                   type: symbol == "%" || isInteger ? .integer64 : .double))
+        case "objectFrom:withIndex:":
+            throw NimbusError(.unsupported, "an index into a to-many relationship has no order in SQL; use [SIZE], @count or SUBQUERY, or evaluate in memory: \(context)")
         default:
             throw NimbusError(.unsupported, "function \(name) is not supported in SQL: \(context)")
         }
