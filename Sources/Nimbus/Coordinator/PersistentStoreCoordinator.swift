@@ -47,6 +47,10 @@ public final class PersistentStoreCoordinator: Sendable {
         let database = try SQLiteDatabase.open(description, model: managedObjectModel)
         let store = PersistentStore(description: description, model: managedObjectModel, database: database,
                                     identifier: database.identifier)
+        if description.persistentHistoryTracking {
+            if !description.isReadOnly { try database.write { db in try HistoryStore.prepare(db) } }
+            store.addSaveHook(HistoryRecorder())
+        }
         try state.withLock { state in
             if state.stores.contains(where: { $0.identifier == store.identifier }) {
                 throw NimbusError(.storeAlreadyAdded, "the store \(store.identifier) is already added")
