@@ -16,7 +16,11 @@ struct XcodeModelInputTests {
         BadContents(testDescription: "malformed XML", body: """
             <entity name="Post" representedClassName="Post" syncable="YES">
             </entitty>
-            """, line: 4, message: "is not well-formed XML"),
+            """, line: 4, message: "is not well-formed XML: an end tag does not match its start tag (line 4, column"),
+        BadContents(testDescription: "unclosed element, which libxml2 recovers from", body: """
+            <entity name="Post" representedClassName="Post" syncable="YES">
+                <attribute name="title" optional="YES" attributeType="String"/>
+            """, line: 5, message: "is not well-formed XML"),
         BadContents(testDescription: "unknown attribute type", body: """
             <entity name="Post" representedClassName="Post" syncable="YES">
                 <attribute name="title" attributeType="Strng"/>

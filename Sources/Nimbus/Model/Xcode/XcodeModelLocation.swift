@@ -52,7 +52,13 @@ struct XcodeModelLocation: Sendable, Equatable {
             throw NimbusError(.io, "cannot list \(package.path): \(error.localizedDescription)")
         }
         return names.filter { $0.hasSuffix(".xcdatamodel") }
-            .sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
+            .sorted { versionOrder($0, $1) }
+    }
+
+    /// Numeric order of version names without their extension: `Posts`, `Posts 2`, `Posts 10`.
+    static func versionOrder(_ a: String, _ b: String) -> Bool {
+        let (a, b) = (String(a.dropLast(".xcdatamodel".count)), String(b.dropLast(".xcdatamodel".count)))
+        return a.compare(b, options: [.numeric]) == .orderedAscending
     }
 
     /// The version folder name a package's `.xccurrentversion` names, or its last version.
