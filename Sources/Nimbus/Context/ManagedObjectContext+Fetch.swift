@@ -75,7 +75,8 @@ extension ManagedObjectContext {
         func relevant(_ object: ManagedObject) -> Bool {
             request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
         }
-        return insertedSet.filter(relevant) + deletedSet.filter(relevant) + changedSet.filter { relevant($0) && $0.hasPersistentChangedValues }
+        let changed = changedSet.filter { relevant($0) && $0.hasPersistentChangedValues }
+        return Array(insertedSet.filter(relevant).union(deletedSet.filter(relevant)).union(changed))
     }
 
     // MARK: Objects
@@ -207,6 +208,7 @@ extension ManagedObjectContext {
             let store = try persistentStoreCoordinator.store(for: group[0])
             let snapshots = try store.database.read { db in try store.database.snapshots(for: group, db) }
             for (id, snapshot) in snapshots {
+                persistentStoreCoordinator.rowCache.store(snapshot, for: id)
                 let object = self.object(with: id)
                 if object.values == nil { object.fulfill(with: snapshot) }
             }

@@ -13,6 +13,8 @@ extension ManagedObjectContext {
         }
         object.managedObjectContext = self
         object.flags.isInserted = true
+        insertionCounter += 1
+        object.insertionSequence = insertionCounter
         insertedSet.insert(object)
         register(object)
         object.awakeFromInsert()

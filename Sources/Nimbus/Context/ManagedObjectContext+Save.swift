@@ -38,7 +38,7 @@ extension ManagedObjectContext {
             }
             return store.identifier
         }
-        for object in inserted.sorted(by: { $0.objectID < $1.objectID }) {
+        for object in inserted.sorted(by: { $0.insertionSequence < $1.insertionSequence }) {
             let key = try request(for: object)
             requests[key]!.1.inserts.append(.init(id: object.objectID, values: object.values!))
             collectRelationshipChanges(of: object, into: &requests[key]!.1)

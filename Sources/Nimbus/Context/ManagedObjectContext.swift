@@ -56,6 +56,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var lastFaultError: NimbusError?
     /// Stores chosen with ``assign(_:to:)`` for new objects.
     var assignedStores: [ManagedObjectID: String] = [:]
+    var insertionCounter = 0
 
     /// Creates a context.
     public init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator) {

@@ -9,7 +9,7 @@ import Foundation
 /// ```
 extension ManagedObjectModel: Codable {
     private struct Document: Codable {
-        var format: Int
+        var format: Int?
         var versionIdentifiers: [String]?
         var configurations: [String: [String]]?
         var entities: [Entity]

@@ -29,6 +29,8 @@ open class ManagedObject {
     /// Which to-many relationships are loaded into ``values``.
     var loadedToMany: Set<Int> = []
     var flags = Flags()
+    /// Order of insertion into the context, so new rows get keys in the order objects were made.
+    var insertionSequence = 0
     /// For faults from a fetch with a batch size: the group and this object's position.
     var batch: (group: BatchFaultGroup, position: Int)?
 

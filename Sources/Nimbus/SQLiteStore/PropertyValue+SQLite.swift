@@ -11,7 +11,7 @@ extension PropertyValue {
         case .null: .null
         case let .integer(v): v.databaseValue
         case let .double(v): v.databaseValue
-        case let .decimal(v): NSDecimalNumber(decimal: v).doubleValue.databaseValue
+        case let .decimal(v): (Double(v.description) ?? NSDecimalNumber(decimal: v).doubleValue).databaseValue
         case let .string(v): v.databaseValue
         case let .bool(v): (v ? 1 : 0 as Int64).databaseValue
         case let .date(v): v.timeIntervalSinceReferenceDate.databaseValue
