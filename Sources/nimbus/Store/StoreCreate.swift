@@ -15,20 +15,7 @@ extension StoreCommand {
 
         func run() throws {
             try reportingErrors {
-                let url = URL(fileURLWithPath: model)
-                let managedObjectModel: ManagedObjectModel
-                if url.pathExtension == "json" {
-                    guard let data = FileManager.default.contents(atPath: model) else { throw CLIError("cannot read model file \(model)") }
-                    do {
-                        managedObjectModel = try JSONDecoder().decode(ManagedObjectModel.self, from: data)
-                    } catch let error as NimbusError {
-                        throw error
-                    } catch {
-                        throw CLIError("\(model) is not a JSON model: \(error)")
-                    }
-                } else {
-                    managedObjectModel = try ManagedObjectModel(contentsOf: url)
-                }
+                let managedObjectModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
                 guard let mode = PersistentStoreDescription.JournalMode(rawValue: journalMode.uppercased()) else {
                     throw CLIError("journal mode must be wal or delete, not \(journalMode)")
                 }
@@ -37,7 +24,7 @@ extension StoreCommand {
                 let coordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
                 let persistentStore = try coordinator.addPersistentStore(with: description)
                 for note in managedObjectModel.unsupportedFeatures {
-                    FileHandle.standardError.write(Data("nimbus: note: not supported yet: \(note)\n".utf8))
+                    FileHandle.standardError.write(Data("nimbus: note: \(note)\n".utf8))
                 }
                 if json {
                     print(try ObjectJSON.serialize([
