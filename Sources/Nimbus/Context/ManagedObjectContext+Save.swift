@@ -132,6 +132,7 @@ extension ManagedObjectContext {
         changedSet.removeAll()
         persistentStoreCoordinator.rowCache.apply(saved: saved, deleted: Array(notification.deletedObjectIDs))
         for object in inserted.union(updated) { object.didSave() }
+        advanceQueryGeneration()
         persistentStoreCoordinator.didSave(notification, from: self)
     }
 

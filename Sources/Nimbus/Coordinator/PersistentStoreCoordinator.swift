@@ -126,16 +126,17 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     func snapshot(for id: ManagedObjectID, context: ManagedObjectContext) throws -> RowSnapshot? {
-        if let cached = rowCache.snapshot(for: id) { return cached }
+        let pinned = context.isPinned
+        if !pinned, let cached = rowCache.snapshot(for: id) { return cached }
         let store = try store(for: id)
-        guard let snapshot = try store.database.read({ db in try store.database.snapshot(for: id, db) }) else { return nil }
-        rowCache.store(snapshot, for: id)
+        guard let snapshot = try context.read(store, { db in try store.database.snapshot(for: id, db) }) else { return nil }
+        if !pinned { rowCache.store(snapshot, for: id) }
         return snapshot
     }
 
     func destinations(of id: ManagedObjectID, relationshipIndex index: Int, context: ManagedObjectContext) throws -> [ManagedObjectID] {
         let store = try store(for: id)
-        return try store.database.read { db in try store.database.destinations(of: id, relationshipIndex: index, db) }
+        return try context.read(store) { db in try store.database.destinations(of: id, relationshipIndex: index, db) }
     }
 
     func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] {
