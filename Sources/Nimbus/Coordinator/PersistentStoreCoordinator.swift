@@ -48,7 +48,12 @@ public final class PersistentStoreCoordinator: Sendable {
         let store = PersistentStore(description: description, model: managedObjectModel, database: database,
                                     identifier: database.identifier)
         if description.persistentHistoryTracking {
-            if !description.isReadOnly { try database.write { db in try HistoryStore.prepare(db) } }
+            if !description.isReadOnly {
+                try database.write { db in
+                    try HistoryStore.prepare(db)
+                    try HistoryStore.markTracking(db)
+                }
+            }
             store.addSaveHook(HistoryRecorder())
         }
         try state.withLock { state in
@@ -81,6 +86,18 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         rowCache.removeAll()
         try? store.database.writer.close()
+    }
+
+    /// The metadata of the store at a URL, read without opening it for writing:
+    /// `NSStoreType`, `NSStoreUUID`, `NSStoreModelVersionHashes`, and
+    /// `NSPersistentHistoryTrackingKey` when the store tracks history.
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/storeNotFound`` and the errors of opening a store.
+    public static func metadataForPersistentStore(at url: URL) throws -> [String: Any] {
+        guard let inspector = try StoreInspector.inspect(path: url.path) else {
+            throw NimbusError(.storeNotFound, "no store at \(url.path)")
+        }
+        return inspector.metadata.dictionary
     }
 
     /// The store at a URL, if added.

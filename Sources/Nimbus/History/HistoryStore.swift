@@ -30,6 +30,16 @@ enum HistoryStore {
 
     static func isPrepared(_ db: Database) throws -> Bool { try db.tableExists("ATRANSACTION") }
 
+    /// The metadata key that says a store tracks history, as Core Data names it.
+    static let metadataKey = "NSPersistentHistoryTrackingKey"
+
+    /// Marks the store's metadata as tracking history.
+    static func markTracking(_ db: Database) throws {
+        guard var metadata = try StoreMetadata.read(db), metadata.dictionary[metadataKey] as? Bool != true else { return }
+        metadata.dictionary[metadataKey] = true
+        try metadata.write(db)
+    }
+
     /// One object's change, as a save or a batch request reports it.
     struct Change {
         var type: PersistentHistoryChange.ChangeType

@@ -11,6 +11,7 @@ extension StoreCommand {
         @Argument(help: "The store file to create.") var store: String
         @Option(help: "The model: .xcdatamodeld, .xcdatamodel, or .json.") var model: String
         @Option(help: "Journal mode: wal (default) or delete.") var journalMode: String = "wal"
+        @Flag(help: "Record persistent history of every change.") var history = false
         @Flag(help: "Print the result as JSON.") var json = false
 
         func run() throws {
@@ -21,6 +22,7 @@ extension StoreCommand {
                 }
                 var description = PersistentStoreDescription(url: URL(fileURLWithPath: store))
                 description.journalMode = mode
+                description.persistentHistoryTracking = history
                 let coordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
                 let persistentStore = try coordinator.addPersistentStore(with: description)
                 for note in managedObjectModel.unsupportedFeatures {
