@@ -57,6 +57,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Stores chosen with ``assign(_:to:)`` for new objects.
     var assignedStores: [ManagedObjectID: String] = [:]
     var insertionCounter = 0
+    var generation: QueryGeneration = .unpinned
 
     /// Creates a context.
     public init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator) {

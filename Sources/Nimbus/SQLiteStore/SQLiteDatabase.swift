@@ -73,9 +73,13 @@ final class SQLiteDatabase: @unchecked Sendable {
         configuration.readonly = description.isReadOnly
         let writer: any DatabaseWriter
         do {
-            if description.journalMode == .wal && !description.isReadOnly {
-                configuration.maximumReaderCount = max(1, description.maximumConnectionPoolSize)
+            if description.journalMode == .wal && !description.isReadOnly && description.maximumConnectionPoolSize > 1 {
+                configuration.maximumReaderCount = description.maximumConnectionPoolSize
                 writer = try DatabasePool(path: path, configuration: configuration)
+            } else if description.journalMode == .wal && !description.isReadOnly {
+                // A pool of one: every request, read or write, goes through one connection in turn.
+                configuration.journalMode = .wal
+                writer = try DatabaseQueue(path: path, configuration: configuration)
             } else {
                 if !description.isReadOnly {
                     configuration.journalMode = .default
