@@ -96,3 +96,60 @@ struct PredicateFuzzTests {
         #expect(ContinuousClock.now - started < .seconds(60))
     }
 }
+
+/// Mutated predicates that parse also compile: to SQL that SQLite accepts, or to a typed
+/// error; and when both engines answer, they agree.
+@Suite("Predicate compiler fuzzing")
+struct PredicateCompilerFuzzTests {
+    static let seeds = [
+        "name BEGINSWITH[cd] 'a' AND (age > 3 OR NOT score <= 2.5)",
+        "ANY pets.name LIKE[c] 'R*' OR ALL tags.name != nil",
+        "SUBQUERY(pets, $p, $p.weight > 2 AND $p.owner.age < 40).@count > 0",
+        "employer.employees.@count >= 1 AND pets.@sum.weight < 10.5",
+        "tags.@count == 0 OR birthday < CAST(86400, 'NSDate') OR uid == nil",
+        "nickname IN {'a', 'b', nil} AND isActive == YES AND balance BETWEEN {1, 5}",
+        "lowercase:(name) CONTAINS 'b' OR length:(nickname) > 2 OR age * 2 + 1 > score",
+        "NONE pets.weight > 3 AND TERNARY(isActive == YES, age, score) > 1 AND name MATCHES '[a-z]+'",
+    ]
+    static let fragments = ["AND", "OR", "NOT", "ANY", "ALL", "name", "age", "pets", "tags", "employer", ".", ".@count", ".@sum",
+                            "==", "<", "IN", "{", "}", "(", ")", "'x'", "3", "nil", "[c]", "$p", "weight", "SELF", "%@", "+"]
+
+    @Test("mutated predicates compile to valid SQL or fail with a typed error", arguments: seeds)
+    func mutatedPredicates(_ seed: String) throws {
+        let (container, directory) = try PredicateTestSupport.container()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        var rng = SeededGenerator(seed: UInt64(seed.utf8.count) &* 31)
+        let world = try PredicateEquivalenceTests.populate(context, &rng)
+        let words = seed.split(separator: " ").map(String.init)
+        var parsed = 0
+        for _ in 0..<1500 {
+            var mutated = words
+            for _ in 0..<(1 + Int(rng.next() % 2)) {
+                let position = Int(rng.next() % UInt64(mutated.count))
+                let fragment = Self.fragments[Int(rng.next() % UInt64(Self.fragments.count))]
+                switch rng.next() % 3 {
+                case 0: mutated[position] = fragment
+                case 1: mutated.insert(fragment, at: position)
+                default: if mutated.count > 1 { mutated.remove(at: position) }
+                }
+            }
+            let text = mutated.joined(separator: " ")
+            guard let predicate = try? QueryPredicate(format: text, "a") else { continue }
+            parsed += 1
+            var request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.predicate = predicate
+            let fetched: Set<ManagedObjectID>
+            do {
+                fetched = Set(try context.fetch(request).map(\.objectID))
+            } catch let error as NimbusError {
+                let typed: [NimbusError.Code] = [.unknownProperty, .typeMismatch, .invalidPredicate, .unsupported]
+                #expect(typed.contains(error.code), "\(text): \(error.code) \(error)")
+                continue
+            }
+            guard let expected = try? Set(world.people.filter { try predicate.evaluate(with: $0) }.map(\.objectID)) else { continue }
+            #expect(fetched == expected, "\(text)")
+        }
+        #expect(parsed > 60, "only \(parsed) mutations parsed")
+    }
+}

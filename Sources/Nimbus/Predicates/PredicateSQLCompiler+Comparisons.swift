@@ -41,9 +41,10 @@ extension PredicateSQLCompiler {
                 guard !parts.isEmpty else { return SQL(all ? "1" : "0") }
                 return "(" + SQL.joined(parts, all ? " AND " : " OR ") + ")"
             default:
+                // A single value is a collection of one; nil is an empty collection.
                 let single = try test(left, op, right, options, context)
-                guard all else { return single }
-                return "(" + (try scalar(left, context)).sql + " IS NULL OR " + single + ")"
+                let value = try scalar(left, context).sql
+                return all ? "(" + value + " IS NULL OR " + single + ")" : "(" + value + " IS NOT NULL AND " + single + ")"
             }
         case .direct:
             if op == .contains, case let .collection(collection) = left {
