@@ -70,6 +70,7 @@ struct PredicateParserTests {
         ("lowercase:(name) == 'a'", cmp(.function("lowercase:", [key("name")]), .equal, str("a"))),
         ("uppercase(name) == 'A'", cmp(.function("uppercase:", [key("name")]), .equal, str("A"))),
         ("FUNCTION(name, 'uppercase:') == 'A'", cmp(.function("uppercase:", [key("name")]), .equal, str("A"))),
+        ("FUNCTION(SELF, 'lowercase:', name) == 'a'", cmp(.function("lowercase:", [key("name")]), .equal, str("a"))),
         ("modulus:by:(age, 2) == 0", cmp(.function("modulus:by:", [key("age"), int(2)]), .equal, int(0))),
         ("created < now()", cmp(key("created"), .lessThan, .function("now", []))),
         ("TERNARY(a > 1, b, c) == 2", cmp(.conditional(cmp(key("a"), .greaterThan, int(1)), key("b"), key("c")), .equal, int(2))),
@@ -163,6 +164,8 @@ struct PredicateParserTests {
         ("AND == 1", 1),
         ("x BETWEEN {1, 2, 3}", 3),
         ("bogus:(x) == 1", 1),
+        ("FUNCTION(name, 'add:to:') == 1", 16),
+        ("lowercase:(a, b) == 1", 1),
         ("#1 == 1", 1),
     ]
 

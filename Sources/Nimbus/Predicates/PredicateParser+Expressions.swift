@@ -203,12 +203,13 @@ extension PredicateParser {
             var arguments: [QueryExpression] = []
             while accept(symbol: ",") { arguments.append(try expression()) }
             try expect(symbol: ")", "to close FUNCTION")
-            // FUNCTION(x, 'uppercase') on a receiver is the receiver-less form with the receiver first.
-            let name = selector.hasSuffix(":") || selector.isEmpty ? selector : selector + ":"
-            guard Self.knownFunctions.contains(name) else {
-                throw error("unknown function '\(selector)'", at: selectorToken)
+            // FUNCTION(x, 'uppercase:') applies the function to the receiver;
+            // FUNCTION(SELF, 'uppercase:', x) to the arguments.
+            let name = selector.hasSuffix(":") || selector.isEmpty || selector == "now" ? selector : selector + ":"
+            if case .evaluatedObject = receiver, !arguments.isEmpty || name == "now" {
+                return try validatedFunction(name, arguments, raw: selector, token: selectorToken)
             }
-            return .function(name, [receiver] + arguments)
+            return try validatedFunction(name, [receiver] + arguments, raw: selector, token: selectorToken)
         case "CAST":
             return try cast(token: token)
         default:
@@ -234,6 +235,13 @@ extension PredicateParser {
         }
         var name = raw
         if name == "now:" || name == "now" { name = "now" } else if !name.hasSuffix(":") { name += ":" }
+        return try validatedFunction(name, arguments, raw: raw, token: token)
+    }
+
+    /// A known function with the right number of arguments.
+    func validatedFunction(_ name: String, _ arguments: [QueryExpression], raw: String, token: PredicateToken) throws -> QueryExpression {
+        var name = name
+        var arguments = arguments
         if name == "avg:" { name = "average:" }
         guard Self.knownFunctions.contains(name) else { throw error("unknown function '\(raw)'", at: token) }
         let arity = name == "now" ? 0 : name.filter { $0 == ":" }.count
@@ -293,6 +301,7 @@ extension PredicateParser {
                 throw error(e.message, at: token)
             }
         case "d", "i", "u", "x", "X", "c":
+            if let flag = argument as? Bool { return .constant(.integer(flag ? 1 : 0)) }
             guard let value = argument.flatMap({ PropertyValue.int64(from: $0) }) else {
                 throw error("%\(spec) needs an integer argument", at: token)
             }
