@@ -42,11 +42,7 @@ extension SQLiteDatabase {
             var ids: [ManagedObjectID] = []
             if wantIDs || history { ids = try fetchIDs(query, db) }
             if query.joins.isEmpty {
-                var sql = "UPDATE \(reader.table) AS t0 SET \(set)"
-                var conditions: [String] = []
-                if let c = reader.entityCondition(includesSubentities: query.includesSubentities) { conditions.append(c) }
-                if let condition = query.condition { conditions.append("(\(condition))") }
-                if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+                let sql = "UPDATE \(reader.table) AS t0 SET \(set)" + query.whereClause(reader: reader)
                 try db.execute(sql: sql, arguments: StatementArguments(setArguments + query.arguments))
             } else {
                 let sql = "UPDATE \(reader.table) SET \(set) WHERE Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)))"
@@ -73,11 +69,7 @@ extension SQLiteDatabase {
             // Fast path: one statement when no relationship needs work and no IDs are needed.
             if case let .query(query) = target, !wantIDs, !history, query.joins.isEmpty, !needsRelationshipWork(query.entity) {
                 let reader = reader(for: query.entity)
-                var sql = "DELETE FROM \(reader.table) AS t0"
-                var conditions: [String] = []
-                if let c = reader.entityCondition(includesSubentities: query.includesSubentities) { conditions.append(c) }
-                if let condition = query.condition { conditions.append("(\(condition))") }
-                if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+                let sql = "DELETE FROM \(reader.table) AS t0" + query.whereClause(reader: reader)
                 try db.execute(sql: sql, arguments: StatementArguments(query.arguments))
                 return BatchResult(status: true, count: db.changesCount)
             }
