@@ -31,6 +31,7 @@ public protocol PredicateEvaluable {
 }
 
 extension PredicateEvaluable {
+    /// No identity: values such as dictionaries compare by their keys only.
     public var predicateObjectID: ManagedObjectID? { nil }
 }
 
@@ -93,6 +94,7 @@ extension ManagedObject: PredicateEvaluable {
         }
     }
 
+    /// The object's ID, so `SELF == %@` and `author == %@` compare identities.
     public var predicateObjectID: ManagedObjectID? { objectID }
 }
 
