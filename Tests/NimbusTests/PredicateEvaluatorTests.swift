@@ -81,6 +81,15 @@ struct PredicateEvaluatorTests {
         #expect(throws: NimbusError.self) { try predicate.evaluate(with: Self.person) }
     }
 
+    @Test("expressions built in code with missing arguments throw instead of trapping")
+    func arity() throws {
+        let predicate = QueryPredicate.comparison(.init(.function("lowercase:", []), .equal, .constant(.string("a"))))
+        #expect(throws: NimbusError.self) { try predicate.evaluate(with: Self.person) }
+        var compiler = try PredicateTestSupport.compiler()
+        #expect(throws: NimbusError.self) { try compiler.condition(predicate) }
+        #expect(try QueryPredicate(format: "employer.count == 12").evaluate(with: ["employer": ["count": 12] as [String: Int]]))
+    }
+
     @Test("managed objects evaluate through relationships")
     func managedObjects() throws {
         let (container, directory) = try PredicateTestSupport.container()

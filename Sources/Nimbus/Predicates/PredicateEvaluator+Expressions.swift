@@ -136,6 +136,7 @@ extension PredicateEvaluator {
     }
 
     func function(_ name: String, _ arguments: [PredicateOperand]) throws -> PredicateOperand {
+        try Self.checkArity(name, arguments.count)
         switch name {
         case "now": return .value(.date(Date()))
         case "count:": return .value(.integer(Int64(arguments.flatMap(Self.elements).count)))
@@ -166,6 +167,14 @@ extension PredicateEvaluator {
             return .value(.string(name == "lowercase:" ? s.lowercased() : s.uppercased()))
         default:
             return .value(try Self.arithmetic(name, values[0], values.count > 1 ? values[1] : .null))
+        }
+    }
+
+    /// Throws unless a function gets the arguments it needs (ASTs built in code skip the parser's check).
+    static func checkArity(_ name: String, _ count: Int) throws {
+        let needed = name == "now" ? 0 : max(1, name.filter { $0 == ":" }.count)
+        guard count >= needed else {
+            throw NimbusError(.invalidPredicate, "function \(name) needs \(needed) argument\(needed == 1 ? "" : "s"), not \(count)")
         }
     }
 

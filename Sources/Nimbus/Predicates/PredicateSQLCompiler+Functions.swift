@@ -7,6 +7,7 @@ extension PredicateSQLCompiler {
     /// zero is nil, `lowercase:` is Swift's `lowercased()` through `NIMBUS_LOWER`).
     mutating func function(_ name: String, _ arguments: [QueryExpression]) throws -> Operand {
         let context = "\(QueryExpression.function(name, arguments))"
+        try PredicateEvaluator.checkArity(name, arguments.count)
         if name == "now" { return .constant(.date(Date())) }
         var operands = try arguments.map { try operand($0) }
         // Functions of constants only: computed now, with the evaluator's rules.

@@ -82,7 +82,7 @@ extension PredicateSQLCompiler {
             variables[variable] = element
             defer { variables[variable] = saved }
             let condition = try compile(predicate)
-            frames[c.frame]!.conditions.append(condition)
+            frames[c.frame]?.conditions.append(condition)
             return .collection(c)
         case let .conditional(predicate, a, b):
             let condition = try compile(predicate)
