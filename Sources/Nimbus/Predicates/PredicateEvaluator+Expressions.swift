@@ -19,6 +19,7 @@ extension QueryExpression {
 extension PredicateEvaluator {
     func value(_ expression: QueryExpression, on object: PredicateOperand) throws -> PredicateOperand {
         switch expression {
+        case let .constant(.objects(ids)): return .collection(ids.map { .value(.object($0)) })
         case let .constant(value): return .value(value)
         case let .keyPath(components): return try resolve(object, components[...])
         case .evaluatedObject: return object
