@@ -157,7 +157,7 @@ struct PredicateSQLCompilerTests {
         grouped.propertiesToFetch = [.expression(name: "key", try QueryExpression(format: "lowercase:(name)"), type: .string),
                                      .expression(name: "total", try QueryExpression(format: "sum:(age)"), type: .integer64)]
         grouped.propertiesToGroupBy = [.expression(name: "key", try QueryExpression(format: "lowercase:(name)"), type: .string)]
-        grouped.havingPredicate = try QueryPredicate(format: "total > 75")
+        grouped.havingPredicate = try QueryPredicate(format: "total > %d AND key BEGINSWITH[c] %@ AND count:(age) == 2", 75, "B")
         grouped.sortDescriptors = [FetchSortDescriptor("name")]
         let groups = try context.fetch(grouped)
         #expect(groups.map { $0["key"] as? String } == ["bob"])

@@ -61,7 +61,11 @@ extension PredicateSQLCompiler {
             if case let .objects(ids) = value { return .list(ids.map { .constant(.object($0)) }) }
             return .constant(value)
         case let .aggregate(items): return .list(try items.map { try operand($0) })
-        case let .keyPath(components): return try keyPath(components, from: mainScope, frame: nil)
+        case let .keyPath(components):
+            if components.count == 1, let alias = resultAliases[components[0]] {
+                return .scalar(Scalar(sql: SQL(alias), kind: nil, type: nil))
+            }
+            return try keyPath(components, from: mainScope, frame: nil)
         case .evaluatedObject: return .scalar(Scalar(sql: SQL("t0.Z_PK"), kind: .object, entity: entity))
         case let .variable(name):
             guard let scope = variables[name] else {

@@ -81,6 +81,9 @@ struct PredicateSQLCompiler {
     var inlinesConstants = false
     /// Whether `count:`/`sum:`/… of a single value compile to SQL aggregates (select lists, having).
     var allowsGroupAggregates = false
+    /// Names of fetched properties and expressions, usable as one-component key paths in a
+    /// `HAVING` condition: the SQL of each.
+    var resultAliases: [String: String] = [:]
 
     /// `LEFT JOIN …` clauses the compiled SQL needs, after `FROM <table> t0`.
     var joins: [String] { frames[0]!.clauses }
