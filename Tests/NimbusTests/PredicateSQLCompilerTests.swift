@@ -113,6 +113,15 @@ struct PredicateSQLCompilerTests {
         #expect(compiler.joins == ["LEFT JOIN ZCOMPANY t2 ON t2.Z_PK = t0.ZEMPLOYER"])
     }
 
+    @Test("the main table can be named instead of aliased, for UPDATE statements")
+    func mainAlias() throws {
+        let model = try PredicateTestSupport.model()
+        var compiler = PredicateSQLCompiler(entity: try model.entity(named: "Person"), schema: model.schema, alias: "ZPERSON")
+        #expect(try compiler.expression(QueryExpression(format: "age + pets.@count")).sql
+            == "(ZPERSON.ZAGE + (SELECT count(*) FROM ZPET t1 WHERE (t1.ZOWNER = ZPERSON.Z_PK)))")
+        #expect(compiler.joins.isEmpty)
+    }
+
     @Test("sort descriptors compile with collations and NULLs first ascending")
     func orderBy() throws {
         let model = try PredicateTestSupport.model()

@@ -66,7 +66,7 @@ extension PredicateSQLCompiler {
                 return .scalar(Scalar(sql: SQL(alias), kind: nil, type: nil))
             }
             return try keyPath(components, from: mainScope, frame: nil)
-        case .evaluatedObject: return .scalar(Scalar(sql: SQL("t0.Z_PK"), kind: .object, entity: entity))
+        case .evaluatedObject: return .scalar(Scalar(sql: SQL("\(mainAlias).Z_PK"), kind: .object, entity: entity))
         case let .variable(name):
             guard let scope = variables[name] else {
                 throw NimbusError(.invalidPredicate, "variable $\(name) has no value; bind it with withSubstitutionVariables([\"\(name)\": …])")

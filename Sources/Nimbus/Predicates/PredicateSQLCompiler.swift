@@ -72,7 +72,7 @@ struct PredicateSQLCompiler {
         var conditions: [SQL] = []
     }
 
-    var frames: [Int: Frame] = [0: Frame(aliases: ["t0"])]
+    var frames: [Int: Frame]
     var nextFrame = 1
     var aliasCount = 0
     /// Subquery variables in scope.
@@ -88,12 +88,19 @@ struct PredicateSQLCompiler {
     /// `LEFT JOIN …` clauses the compiled SQL needs, after `FROM <table> t0`.
     var joins: [String] { frames[0]!.clauses }
 
-    var mainScope: Scope { Scope(entity: entity, alias: "t0") }
+    /// The alias of the entity's table: `t0`, or the table name for statements that cannot
+    /// alias it (`UPDATE ZPERSON SET … = ZPERSON.ZAGE + 1`).
+    let mainAlias: String
 
-    init(entity: EntityDescription, schema: StoreSchema) {
+    var mainScope: Scope { Scope(entity: entity, alias: mainAlias) }
+
+    /// Creates a compiler for SQL over an entity's table aliased `alias` (`t0` by default).
+    init(entity: EntityDescription, schema: StoreSchema, alias: String = "t0") {
         self.entity = entity
         self.schema = schema
         self.model = entity.managedObjectModel
+        self.mainAlias = alias
+        self.frames = [0: Frame(aliases: [alias])]
     }
 
     /// Compiles a predicate to a `WHERE` expression; its constants are appended to ``arguments``.
