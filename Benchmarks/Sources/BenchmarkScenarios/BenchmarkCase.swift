@@ -1,3 +1,5 @@
+import Foundation
+
 /// The scenarios every contender runs.
 public enum Scenario: String, CaseIterable, Sendable {
     /// Insert 50,000 objects with one save (one transaction).
