@@ -57,7 +57,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting"]),
+        .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting", "DurabilityWorker"], resources: [.copy("Fixtures")]),
+        // A process that saves in a loop until killed, for the crash-durability test.
+        .executableTarget(name: "DurabilityWorker", dependencies: ["Nimbus"], path: "Tests/DurabilityWorker"),
+        .testTarget(name: "NimbusCLITests", dependencies: ["nimbus"]),
         .testTarget(name: "NimbusWireTests", dependencies: ["NimbusWire"], resources: [.copy("Fixtures")]),
         .testTarget(name: "NimbusServerTests", dependencies: ["NimbusServer", "NimbusWire"]),
     ],

@@ -57,6 +57,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Stores chosen with ``assign(_:to:)`` for new objects.
     var assignedStores: [ManagedObjectID: String] = [:]
     var insertionCounter = 0
+    var generation: QueryGeneration = .unpinned
 
     /// Creates a context.
     public init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator) {
@@ -68,6 +69,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         if concurrencyType == .privateQueue {
             queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        } else {
+            Self.markMainQueue
         }
     }
 
@@ -87,7 +90,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     var isOnQueue: Bool {
         switch concurrencyType {
-        case .mainQueue: Thread.isMainThread
+        case .mainQueue: Thread.isMainThread || DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
         case .privateQueue: DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
         }
     }
@@ -115,6 +118,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
             }
         }
     }
+
+    /// Marks the main queue, whose blocks may run on a thread other than the main thread
+    /// when the process runs `dispatchMain()` (as Swift's main actor does on Linux).
+    static let mainQueueKey = DispatchSpecificKey<Bool>()
+    static let markMainQueue: Void = DispatchQueue.main.setSpecific(key: mainQueueKey, value: true)
 
     // MARK: Registry
 

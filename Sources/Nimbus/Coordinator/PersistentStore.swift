@@ -44,6 +44,24 @@ public final class PersistentStore: @unchecked Sendable {
     /// Forgets the recorded statements.
     package func resetRecordedStatements() { database.recorder?.reset() }
 
+    /// Facts about the store's file, for tools.
+    public struct Inspection: Sendable {
+        /// SQLite's journal mode (`wal`, `delete`, `memory`).
+        public var journalMode: String
+        /// Pages in use and page size, in bytes.
+        public var fileSize: Int
+    }
+
+    /// Reads the store's journal mode and size.
+    public func inspection() throws -> Inspection {
+        try database.read { db in
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "unknown"
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+            return Inspection(journalMode: mode, fileSize: pages * size)
+        }
+    }
+
     /// Whether the store holds objects of an entity.
     public func holds(_ entity: EntityDescription) -> Bool {
         entities.contains { $0 === entity }

@@ -69,3 +69,18 @@ struct StoreInspector {
         }
     }
 }
+
+extension ManagedObjectModel {
+    /// The model a store keeps in its file (`Z_MODELCACHE`), to open a store without the
+    /// app's model, as `nimbus store` does.
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/storeNotFound`` when there is no store,
+    ///   ``NimbusError/Code-swift.struct/notADatabase``, ``NimbusError/Code-swift.struct/corruptStore``
+    ///   or ``NimbusError/Code-swift.struct/modelMismatch`` when the model cannot be read.
+    public static func storedModel(at url: URL) throws -> ManagedObjectModel {
+        guard let inspector = try StoreInspector.inspect(path: url.path) else {
+            throw NimbusError(.storeNotFound, "no store at \(url.path)")
+        }
+        return try inspector.storedModel(path: url.path)
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `nimbus store …`: create, change, query and inspect a store from the shell.
+struct StoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
+        abstract: "Create, change, query and inspect a Nimbus (Core Data) SQLite store.",
+        discussion: "Commands other than create read the model the store keeps, so no model is needed.",
+        subcommands: [Create.self, Insert.self, Fetch.self, Delete.self, Inspect.self, History.self, PurgeHistory.self]
+    )
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import Nimbus
+
+extension StoreCommand {
+    /// `nimbus store delete <store> <Entity> --predicate P`.
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete the objects matching a predicate (delete rules apply).")
+
+        @Argument(help: "The store file.") var store: String
+        @Argument(help: "The entity name.") var entity: String
+        @Option(help: "Which objects to delete; use TRUEPREDICATE for all.") var predicate: String
+        @Option(help: "The author recorded in persistent history (default nimbus-cli).") var author: String?
+        @Flag(help: "Print the result as JSON.") var json = false
+
+        func run() throws {
+            try reportingErrors {
+                let session = try StoreSession(path: store, author: author)
+                var request = FetchRequest<ManagedObject>(entityName: entity)
+                request.predicate = try StoreSession.predicate(predicate)
+                let deleted = try session.context.performAndWait { () throws -> [String] in
+                    let objects = try session.context.fetch(request)
+                    for object in objects { session.context.delete(object) }
+                    try session.context.save()
+                    return objects.map { $0.objectID.uriRepresentation().absoluteString }
+                }
+                print(json ? try ObjectJSON.serialize(["deleted": deleted.count, "objectIDs": deleted]) : "deleted \(deleted.count)")
+            }
+        }
+    }
+}

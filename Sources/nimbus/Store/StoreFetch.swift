@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Nimbus
+
+extension StoreCommand {
+    /// `nimbus store fetch <store> <Entity> [--predicate P] [--sort KEY[:desc]] [--limit N] [--json]`.
+    struct Fetch: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Fetch objects matching a predicate.")
+
+        @Argument(help: "The store file.") var store: String
+        @Argument(help: "The entity name.") var entity: String
+        @Option(help: "A predicate in Core Data's format, e.g. \"age > 30 AND name BEGINSWITH[c] 'a'\".") var predicate: String?
+        @Option(help: "Sort by KEY, KEY:desc or KEY:asc; repeat for more keys.") var sort: [String] = []
+        @Option(help: "The most objects to return.") var limit: Int?
+        @Option(help: "How many objects to skip.") var offset: Int?
+        @Flag(help: "Print only the number of matching objects.") var count = false
+        @Flag(help: "Print the results as JSON.") var json = false
+
+        func run() throws {
+            try reportingErrors {
+                let session = try StoreSession(path: store, readOnly: true)
+                var request = FetchRequest<ManagedObject>(entityName: entity)
+                request.predicate = try StoreSession.predicate(predicate)
+                request.sortDescriptors = try sort.map(Self.sortDescriptor)
+                if let limit {
+                    guard limit >= 0 else { throw CLIError("--limit must be 0 or more") }
+                    request.fetchLimit = limit
+                }
+                if let offset {
+                    guard offset >= 0 else { throw CLIError("--offset must be 0 or more") }
+                    request.fetchOffset = offset
+                }
+                try session.context.performAndWait { () throws in
+                    if count {
+                        let total = try session.context.count(for: request)
+                        print(json ? try ObjectJSON.serialize(["count": total]) : "\(total)")
+                        return
+                    }
+                    request.returnsObjectsAsFaults = false
+                    let objects = try session.context.fetch(request).map(ObjectJSON.dictionary(for:))
+                    if json {
+                        print(try ObjectJSON.serialize(objects))
+                    } else {
+                        for object in objects { print(ObjectJSON.text(for: object)) }
+                    }
+                }
+            }
+        }
+
+        static func sortDescriptor(_ text: String) throws -> FetchSortDescriptor {
+            let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+            guard let key = parts.first, !key.isEmpty else { throw CLIError("--sort needs a key, as KEY or KEY:desc") }
+            switch parts.count == 2 ? parts[1].lowercased() : "asc" {
+            case "asc": return FetchSortDescriptor(key)
+            case "desc": return FetchSortDescriptor(key, ascending: false)
+            default: throw CLIError("--sort \(text): the order must be asc or desc")
+            }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Nimbus
+
+// Saves in a loop until killed, printing "saved N" after each save returns.
+// Save N inserts batch N with five items (one-to-many with inverse), sets the counter to N,
+// and, when N is a multiple of 4, deletes batch N-2 (its items cascade).
+// Usage: DurabilityWorker <store path>
+
+/// Writes a line straight to the pipe (no buffering: the parent must see every line).
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+let model = try DurabilityModel.make()
+let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+var description = PersistentStoreDescription(url: URL(fileURLWithPath: CommandLine.arguments[1]))
+description.persistentHistoryTracking = true
+try coordinator.addPersistentStore(with: description)
+let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+try context.performAndWait {
+    var counter = try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first
+        ?? context.insertNewObject(forEntityName: "Counter")
+    var n = (counter.value(forKey: "value") as? Int64) ?? 0
+    say("ready \(n)")
+    while true {
+        n += 1
+        let batch = try context.insertNewObject(forEntityName: "Batch")
+        batch.setValue(n, forKey: "number")
+        for i in 0..<5 {
+            let item = try context.insertNewObject(forEntityName: "Item")
+            item.setValue(n * 10 + Int64(i), forKey: "code")
+            item.setValue(batch, forKey: "batch")
+        }
+        counter.setValue(n, forKey: "value")
+        if n % 4 == 0 {
+            var request = FetchRequest<ManagedObject>(entityName: "Batch")
+            request.predicate = .comparison(.init(.keyPath(["number"]), .equal, .constant(.integer(n - 2))))
+            for old in try context.fetch(request) { context.delete(old) }
+        }
+        try context.save()
+        say("saved \(n)")
+        let counterID = counter.objectID
+        context.reset()
+        counter = try context.existingObject(with: counterID)
+    }
+}
+
+enum DurabilityModel {
+    static func make() throws -> ManagedObjectModel {
+        try ManagedObjectModel {
+            EntityDescription("Counter") { AttributeDescription("value", .integer64, defaultValue: 0) }
+            EntityDescription("Batch") {
+                AttributeDescription("number", .integer64, isOptional: false)
+                RelationshipDescription("items", to: "Item", inverse: "batch", toMany: true, deleteRule: .cascade)
+            }
+            EntityDescription("Item") {
+                AttributeDescription("code", .integer64)
+                RelationshipDescription("batch", to: "Batch", inverse: "items", isOptional: false)
+            }
+        }
+    }
+}
