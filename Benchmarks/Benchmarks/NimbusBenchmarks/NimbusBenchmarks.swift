@@ -16,7 +16,7 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: .seconds(60),
         maxIterations: 5
     )
-    let suite = try! BenchmarkSuite()
+    let suite = BenchmarkSuite()
     for scenario in Scenario.allCases {
         for contender in Contender.allCases {
             let name = "\(scenario.rawValue) / \(contender.rawValue)"
@@ -32,6 +32,7 @@ let benchmarks: @Sendable () -> Void = {
                 box.value = try suite.makeCase(scenario, contender)
             } teardown: {
                 box.value = nil
+                suite.removeFiles()
             }
         }
     }

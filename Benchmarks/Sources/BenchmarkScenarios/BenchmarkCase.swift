@@ -49,18 +49,36 @@ public protocol BenchmarkCase: AnyObject {
 
 /// Builds the cases of every scenario and contender, sharing one scratch folder and the
 /// 200,000-row databases the fetch scenarios read.
+///
+/// Call ``removeFiles()`` when done: a suite held by a global is never deinitialized.
 public final class BenchmarkSuite: @unchecked Sendable {
-    public let folder: ScratchFolder
+    private var scratch: ScratchFolder?
     private var fixtures: [Contender: URL] = [:]
 
-    public init() throws {
-        folder = try ScratchFolder()
+    public init() {}
+
+    /// The scratch folder, made on first use.
+    public var folder: ScratchFolder {
+        get throws {
+            if let scratch { return scratch }
+            let made = try ScratchFolder()
+            scratch = made
+            return made
+        }
+    }
+
+    /// Removes every database the suite made; later cases start over.
+    public func removeFiles() {
+        scratch?.remove()
+        scratch = nil
+        fixtures = [:]
     }
 
     /// The case of a scenario for a contender.
     public func makeCase(_ scenario: Scenario, _ contender: Contender) throws -> any BenchmarkCase {
         switch scenario {
         case .insert:
+            let folder = try folder
             let posts = PostValues.sample(count: scenario.rows)
             switch contender {
             case .nimbus: return NimbusInsert(folder: folder, posts: posts)
@@ -87,7 +105,7 @@ public final class BenchmarkSuite: @unchecked Sendable {
     /// A database of 200,000 posts in the contender's own layout, made once.
     private func fixture(for contender: Contender) throws -> URL {
         if let file = fixtures[contender] { return file }
-        let file = folder.newFile("fixture-\(contender)")
+        let file = try folder.newFile("fixture-\(contender)")
         let rows = Scenario.fetchMaterialized.rows
         switch contender {
         case .nimbus: try NimbusStore.fill(file, rows: rows)

@@ -65,7 +65,12 @@ public final class ScratchFolder: @unchecked Sendable {
         }
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    /// Removes the folder and everything in it.
+    public func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    deinit { remove() }
 }
 
 /// A benchmark failed its own check (wrong row count, missing values).

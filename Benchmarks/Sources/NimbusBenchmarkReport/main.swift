@@ -44,7 +44,7 @@ func grouped(_ value: Int) -> String {
 
 func format(_ value: Double) -> String { String(format: value < 10 ? "%.2f" : "%.1f", value) }
 
-let suite = try BenchmarkSuite()
+let suite = BenchmarkSuite()
 let clock = ContinuousClock()
 for scenario in Scenario.allCases where only.isEmpty || only.contains("\(scenario)") {
     var medians: [(Contender, Double, [Double])] = []
@@ -69,3 +69,4 @@ for scenario in Scenario.allCases where only.isEmpty || only.contains("\(scenari
     }
     print("")
 }
+suite.removeFiles()
