@@ -1,0 +1,72 @@
+import BenchmarkScenarios
+import Foundation
+
+// Runs every scenario for Nimbus, raw SQLite C and GRDB records side by side in one
+// process: a warm-up run, then the median of N timed runs (ContinuousClock), and prints
+// one Markdown table per scenario with the ratio to the fastest.
+//
+//     swift run -c release NimbusBenchmarkReport [--runs N] [--only insert|fetchMaterialized|fetchFaults] [--contender Nimbus] [--divide 10]
+
+var runs = 5
+var only: Set<String> = []  // scenario case names
+var contenders = Contender.allCases
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+while let argument = arguments.next() {
+    switch argument {
+    case "--runs": runs = Int(arguments.next() ?? "") ?? runs
+    case "--divide": Scenario.divisor = Int(arguments.next() ?? "") ?? 1
+    case "--only": only.insert(arguments.next() ?? "")
+    case "--contender": contenders = Contender.allCases.filter { $0.rawValue == arguments.next() }
+    default:
+        FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
+        exit(2)
+    }
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+func grouped(_ value: Int) -> String {
+    var digits = String(value)
+    var result = ""
+    while digits.count > 3 {
+        result = "," + digits.suffix(3) + result
+        digits.removeLast(3)
+    }
+    return digits + result
+}
+
+func format(_ value: Double) -> String { String(format: value < 10 ? "%.2f" : "%.1f", value) }
+
+let suite = BenchmarkSuite()
+let clock = ContinuousClock()
+for scenario in Scenario.allCases where only.isEmpty || only.contains("\(scenario)") {
+    var medians: [(Contender, Double, [Double])] = []
+    for contender in contenders {
+        let benchmarkCase = try suite.makeCase(scenario, contender)
+        var times: [Double] = []
+        for iteration in 0...runs {
+            try benchmarkCase.prepare()
+            let elapsed = try clock.measure { try benchmarkCase.run() }
+            try benchmarkCase.verify()
+            if iteration > 0 { times.append(milliseconds(elapsed)) }  // iteration 0 warms up
+        }
+        medians.append((contender, median(times), times))
+        FileHandle.standardError.write(Data("\(scenario.rawValue) / \(contender.rawValue): \(times.map(format).joined(separator: " ")) ms\n".utf8))
+    }
+    let fastest = medians.map(\.1).min()!
+    print("### \(scenario.rawValue)\n")
+    print("| contender | size (rows) | time (median of \(runs), ms) | ratio to fastest |")
+    print("| --- | ---: | ---: | ---: |")
+    for (contender, time, _) in medians {
+        print("| \(contender.rawValue) | \(grouped(scenario.rows)) | \(format(time)) | \(String(format: "%.2f", time / fastest))× |")
+    }
+    print("")
+}
+suite.removeFiles()
