@@ -72,6 +72,7 @@ extension ManagedObjectContext {
     /// context's own unsaved changes on top), deleted objects are removed, and
     /// inserted objects become available.
     public func mergeChanges(fromContextDidSave notification: SaveNotification) {
+        defer { notifyChangeObservers() }
         for id in notification.updatedObjectIDs.union(notification.insertedObjectIDs) {
             guard let object = registry[id]?.object else { continue }
             if let snapshot = notification.snapshots[id], !object.hasPersistentChangedValues {

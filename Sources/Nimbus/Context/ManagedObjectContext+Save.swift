@@ -132,6 +132,7 @@ extension ManagedObjectContext {
         persistentStoreCoordinator.rowCache.apply(saved: saved, deleted: Array(notification.deletedObjectIDs))
         for object in inserted.union(updated) { object.didSave() }
         persistentStoreCoordinator.didSave(notification, from: self)
+        notifyChangeObservers()
     }
 
     /// Assigns a new object to a store (when several stores hold its entity).
