@@ -10,8 +10,11 @@ import Nimbus
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 let model = try DurabilityModel.make()
 let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-try coordinator.addPersistentStore(with: PersistentStoreDescription(url: URL(fileURLWithPath: CommandLine.arguments[1])))
+var description = PersistentStoreDescription(url: URL(fileURLWithPath: CommandLine.arguments[1]))
+description.persistentHistoryTracking = true
+try coordinator.addPersistentStore(with: description)
 let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+context.transactionAuthor = "worker"
 try context.performAndWait {
     var counter = try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first
         ?? context.insertNewObject(forEntityName: "Counter")

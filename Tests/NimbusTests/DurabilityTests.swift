@@ -63,6 +63,12 @@ struct DurabilityTests {
                 let itemCounts = try Row.fetchAll(db, sql: "SELECT b.ZNUMBER AS n, count(i.Z_PK) AS c FROM ZBATCH b LEFT JOIN ZITEM i ON i.ZBATCH = b.Z_PK GROUP BY b.Z_PK")
                 #expect(itemCounts.allSatisfy { ($0["c"] as Int) == 5 })
                 #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM ZITEM WHERE ZBATCH IS NULL OR ZBATCH NOT IN (SELECT Z_PK FROM ZBATCH)") == 0)
+                // History agrees with the data: one transaction per save, each with its six
+                // inserts (a batch and five items).
+                let transactions = try Int64.fetchOne(db, sql: "SELECT count(*) FROM ATRANSACTION") ?? -1
+                #expect(transactions == counter, "round \(round): \(transactions) transactions for \(counter) saves")
+                let batchInserts = try Int64.fetchOne(db, sql: "SELECT count(*) FROM ACHANGE WHERE ZCHANGETYPE = 0 AND ZENTITY = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Batch')") ?? -1
+                #expect(batchInserts == counter)
             }
             try queue.close()
         }

@@ -51,13 +51,14 @@ struct XcodeModelGraphTests {
         #expect(entity.inverse(of: relationship)?.inverseName == expected.name)
     }
 
-    @Test("a required relationship is one without optional=\"YES\"; user info is kept")
+    @Test("a required relationship is one without optional=\"YES\"; renaming IDs, hash modifiers and user info are kept")
     func relationshipSettings() throws {
         let tags = try #require(try model.entity(named: "Post").relationshipsByName["tags"])
         #expect(tags.userInfo == ["sync": "always"])
         let required = try XcodeModelFixtures.load("""
-            <entity name="A" representedClassName="A" syncable="YES">
-                <relationship name="b" minCount="1" maxCount="1" deletionRule="Cascade" destinationEntity="B" inverseName="a" inverseEntity="B"/>
+            <entity name="A" representedClassName="A" elementID="OldA" versionHashModifier="split" syncable="YES">
+                <relationship name="b" minCount="1" maxCount="1" deletionRule="Cascade" destinationEntity="B" inverseName="a" inverseEntity="B" elementID="oldB" versionHashModifier="v2"/>
+                <relationship name="c" optional="YES" maxCount="1" destinationEntity="B" inverseEntity="B"/>
             </entity>
             <entity name="B" representedClassName="B" syncable="YES">
                 <relationship name="a" optional="YES" toMany="YES" minCount="2" maxCount="5" destinationEntity="A" inverseName="b" inverseEntity="A"/>
@@ -67,6 +68,14 @@ struct XcodeModelGraphTests {
         #expect(!b.isOptional)
         #expect(b.minCount == 1)
         #expect(b.deleteRule == .cascade)
+        #expect(b.renamingIdentifier == "oldB")
+        #expect(b.versionHashModifier == "v2")
+        #expect(try required.entity(named: "A").relationshipsByName["c"]?.inverseName == nil)
+        #expect(try required.entity(named: "A").renamingIdentifier == "OldA")
+        #expect(try required.entity(named: "A").versionHashModifier == "split")
+        #expect(required.unsupportedFeatures == [
+            "A.c: inverse entity B is given without an inverse name; the relationship has no inverse",
+        ])
         let a = try #require(try required.entity(named: "B").relationshipsByName["a"])
         #expect(a.isOptional)
         #expect(a.deleteRule == .nullify)

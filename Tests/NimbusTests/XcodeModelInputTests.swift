@@ -16,7 +16,11 @@ struct XcodeModelInputTests {
         BadContents(testDescription: "malformed XML", body: """
             <entity name="Post" representedClassName="Post" syncable="YES">
             </entitty>
-            """, line: 4, message: "is not well-formed XML"),
+            """, line: 4, message: "is not well-formed XML: an end tag does not match its start tag (line 4, column"),
+        BadContents(testDescription: "unclosed element, which libxml2 recovers from", body: """
+            <entity name="Post" representedClassName="Post" syncable="YES">
+                <attribute name="title" optional="YES" attributeType="String"/>
+            """, line: 5, message: "is not well-formed XML"),
         BadContents(testDescription: "unknown attribute type", body: """
             <entity name="Post" representedClassName="Post" syncable="YES">
                 <attribute name="title" attributeType="Strng"/>
@@ -88,7 +92,7 @@ struct XcodeModelInputTests {
         #expect(json.code == .io)
     }
 
-    @Test("bad packages: a current version that is not there, an unreadable marker, no versions, not a model")
+    @Test("bad packages: no versions, a current version that is not there, an unreadable marker, an Xcode 3 version, not a model")
     func badPackages() throws {
         let folder = try XcodeModelFixtures.temporaryDirectory()
         defer { XcodeModelFixtures.remove(folder) }
@@ -109,6 +113,13 @@ struct XcodeModelInputTests {
         let unreadable = try #require(throws: NimbusError.self) { try ManagedObjectModel(contentsOf: package) }
         #expect(unreadable.code == .invalidModel)
         #expect(unreadable.message.contains(".xccurrentversion is not a readable property list"))
+
+        let xcode3 = package.appendingPathComponent("Old.xcdatamodel")
+        try FileManager.default.createDirectory(at: xcode3, withIntermediateDirectories: true)
+        try Data([0, 1, 2]).write(to: xcode3.appendingPathComponent("elements"))
+        let old = try #require(throws: NimbusError.self) { try ManagedObjectModel(contentsOf: xcode3) }
+        #expect(old.code == .invalidModel)
+        #expect(old.message.contains("Old.xcdatamodel has no contents file"))
 
         let notModel = folder.appendingPathComponent("plist.xml")
         try Data(XcodeModelFixtures.currentVersionPlist("x").utf8).write(to: notModel)

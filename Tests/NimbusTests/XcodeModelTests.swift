@@ -17,6 +17,20 @@ struct XcodeModelTests {
         #expect(model.entities.map(\.entityNumber) == [1, 2, 3, 4, 5])
     }
 
+    @Test(".xccurrentversion wins over version order")
+    func currentVersionWins() throws {
+        let folder = try XcodeModelFixtures.temporaryDirectory()
+        defer { XcodeModelFixtures.remove(folder) }
+        let package = folder.appendingPathComponent("Posts.xcdatamodeld")
+        try FileManager.default.copyItem(at: XcodeModelFixtures.package, to: package)
+        let marker = package.appendingPathComponent(".xccurrentversion")
+        #expect(FileManager.default.fileExists(atPath: marker.path))
+        try Data(XcodeModelFixtures.currentVersionPlist("Posts.xcdatamodel").utf8).write(to: marker)
+        let older = try ManagedObjectModel(contentsOf: package)
+        #expect(older.versionIdentifiers == ["1"])
+        #expect(older.entities.map(\.name) == ["Person", "Post"])
+    }
+
     @Test("a version folder and its contents file open directly")
     func versionFolder() throws {
         let folder = XcodeModelFixtures.package.appendingPathComponent("Posts.xcdatamodel")

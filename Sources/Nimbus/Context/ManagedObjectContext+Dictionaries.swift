@@ -34,7 +34,7 @@ extension ManagedObjectContext {
             if request.fetchLimit > 0 { query.limit = request.fetchLimit }
             if request.fetchOffset > 0 { query.offset = request.fetchOffset }
             let havingArguments = Array(compiler.arguments.dropFirst(selectArguments.count))
-            let rows = try store.database.read { db in
+            let rows = try read(store) { db in
                 try store.database.fetchRows(query, select: columns, groupBy: groupBy, having: having,
                                              havingArguments: havingArguments, distinct: request.returnsDistinctResults, db)
             }

@@ -47,7 +47,7 @@ extension ManagedObjectContext {
         var total = 0
         for store in try persistentStoreCoordinator.stores(for: entity) {
             let query = try selectQuery(request, entity: entity, sliced: true)
-            total += try store.database.read { db in try store.database.count(query, db) }
+            total += try read(store) { db in try store.database.count(query, db) }
         }
         return total
     }
@@ -90,7 +90,7 @@ extension ManagedObjectContext {
 
         if request.fetchBatchSize > 0 && !merging {
             let store = stores[0]
-            let ids = try store.database.read { db in try store.database.fetchIDs(query, db) }
+            let ids = try read(store) { db in try store.database.fetchIDs(query, db) }
             let group = BatchFaultGroup(ids: ids, batchSize: request.fetchBatchSize)
             objects.reserveCapacity(ids.count)
             for (position, id) in ids.enumerated() {
@@ -100,13 +100,13 @@ extension ManagedObjectContext {
             }
         } else if !request.includesPropertyValues && !merging {
             for store in stores {
-                let ids = try store.database.read { db in try store.database.fetchIDs(query, db) }
+                let ids = try read(store) { db in try store.database.fetchIDs(query, db) }
                 objects.reserveCapacity(objects.count + ids.count)
                 for id in ids { objects.append(self.object(with: id)) }
             }
         } else {
             for store in stores {
-                let rows = try store.database.read { db in try store.database.fetchSnapshots(query, db) }
+                let rows = try read(store) { db in try store.database.fetchSnapshots(query, db) }
                 objects.reserveCapacity(objects.count + rows.count)
                 for (id, snapshot) in rows {
                     objects.append(materialize(id, snapshot: snapshot, asFault: request.returnsObjectsAsFaults))
@@ -160,7 +160,7 @@ extension ManagedObjectContext {
         let pending = pendingObjects(of: entity, request)
         if pending.isEmpty && stores.count == 1 {
             let query = try selectQuery(request, entity: entity, sliced: true)
-            return try stores[0].database.read { db in try stores[0].database.fetchIDs(query, db) }
+            return try read(stores[0]) { db in try stores[0].database.fetchIDs(query, db) }
         }
         var objectRequest = request
         var typed = FetchRequest<ManagedObject>(entityName: request.entityName)
@@ -206,9 +206,9 @@ extension ManagedObjectContext {
         let byStore = Dictionary(grouping: ids.filter { !$0.isTemporaryID }) { "\($0.storeIdentifier)/\($0.entity.rootEntityNumber)" }
         for group in byStore.values {
             let store = try persistentStoreCoordinator.store(for: group[0])
-            let snapshots = try store.database.read { db in try store.database.snapshots(for: group, db) }
+            let snapshots = try read(store) { db in try store.database.snapshots(for: group, db) }
             for (id, snapshot) in snapshots {
-                persistentStoreCoordinator.rowCache.store(snapshot, for: id)
+                if !isPinned { persistentStoreCoordinator.rowCache.store(snapshot, for: id) }
                 let object = self.object(with: id)
                 if object.values == nil { object.fulfill(with: snapshot) }
             }

@@ -35,6 +35,7 @@ extension ManagedObjectContext {
         }
         registry.removeAll()
         assignedStores.removeAll()
+        advanceQueryGeneration()
     }
 
     /// Reloads an object from the store on its next access.
@@ -73,6 +74,7 @@ extension ManagedObjectContext {
     /// inserted objects become available.
     public func mergeChanges(fromContextDidSave notification: SaveNotification) {
         defer { notifyChangeObservers() }
+        advanceQueryGeneration()
         for id in notification.updatedObjectIDs.union(notification.insertedObjectIDs) {
             guard let object = registry[id]?.object else { continue }
             if let snapshot = notification.snapshots[id], !object.hasPersistentChangedValues {

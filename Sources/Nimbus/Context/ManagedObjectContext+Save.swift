@@ -48,12 +48,13 @@ extension ManagedObjectContext {
             let changes = object.changedPropertyIndexes()
                 .filter { object.entity.properties[$0].relationship?.isToMany != true }
                 .map { (index: $0, value: object.values![$0]) }
-            requests[key]!.1.updates.append(.init(id: object.objectID, expectedVersion: object.committed?.version ?? 1, changes: changes))
+            requests[key]!.1.updates.append(.init(id: object.objectID, expectedVersion: object.committed?.version ?? 1, changes: changes,
+                                                  changedProperties: object.changedPropertyIndexes()))
             collectRelationshipChanges(of: object, into: &requests[key]!.1)
         }
         for object in deleted.sorted(by: { $0.objectID < $1.objectID }) {
             let key = try request(for: object)
-            requests[key]!.1.deletes.append(.init(id: object.objectID))
+            requests[key]!.1.deletes.append(.init(id: object.objectID, tombstone: object.tombstone()))
         }
 
         var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
@@ -131,6 +132,7 @@ extension ManagedObjectContext {
         changedSet.removeAll()
         persistentStoreCoordinator.rowCache.apply(saved: saved, deleted: Array(notification.deletedObjectIDs))
         for object in inserted.union(updated) { object.didSave() }
+        advanceQueryGeneration()
         persistentStoreCoordinator.didSave(notification, from: self)
         notifyChangeObservers()
     }

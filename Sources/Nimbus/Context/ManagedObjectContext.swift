@@ -65,6 +65,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func notifyChangeObservers() {
         for observer in changeObservers.withLock({ Array($0.values) }) { observer() }
     }
+    var generation: QueryGeneration = .unpinned
 
     /// Creates a context.
     public init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator) {

@@ -47,6 +47,15 @@ public final class PersistentStoreCoordinator: Sendable {
         let database = try SQLiteDatabase.open(description, model: managedObjectModel)
         let store = PersistentStore(description: description, model: managedObjectModel, database: database,
                                     identifier: database.identifier)
+        if description.persistentHistoryTracking {
+            if !description.isReadOnly {
+                try database.write { db in
+                    try HistoryStore.prepare(db)
+                    try HistoryStore.markTracking(db)
+                }
+            }
+            store.addSaveHook(HistoryRecorder())
+        }
         try state.withLock { state in
             if state.stores.contains(where: { $0.identifier == store.identifier }) {
                 throw NimbusError(.storeAlreadyAdded, "the store \(store.identifier) is already added")
@@ -77,6 +86,18 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         rowCache.removeAll()
         try? store.database.writer.close()
+    }
+
+    /// The metadata of the store at a URL, read without opening it for writing:
+    /// `NSStoreType`, `NSStoreUUID`, `NSStoreModelVersionHashes`, and
+    /// `NSPersistentHistoryTrackingKey` when the store tracks history.
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/storeNotFound`` and the errors of opening a store.
+    public static func metadataForPersistentStore(at url: URL) throws -> [String: Any] {
+        guard let inspector = try StoreInspector.inspect(path: url.path) else {
+            throw NimbusError(.storeNotFound, "no store at \(url.path)")
+        }
+        return inspector.metadata.dictionary
     }
 
     /// The store at a URL, if added.
@@ -122,16 +143,17 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     func snapshot(for id: ManagedObjectID, context: ManagedObjectContext) throws -> RowSnapshot? {
-        if let cached = rowCache.snapshot(for: id) { return cached }
+        let pinned = context.isPinned
+        if !pinned, let cached = rowCache.snapshot(for: id) { return cached }
         let store = try store(for: id)
-        guard let snapshot = try store.database.read({ db in try store.database.snapshot(for: id, db) }) else { return nil }
-        rowCache.store(snapshot, for: id)
+        guard let snapshot = try context.read(store, { db in try store.database.snapshot(for: id, db) }) else { return nil }
+        if !pinned { rowCache.store(snapshot, for: id) }
         return snapshot
     }
 
     func destinations(of id: ManagedObjectID, relationshipIndex index: Int, context: ManagedObjectContext) throws -> [ManagedObjectID] {
         let store = try store(for: id)
-        return try store.database.read { db in try store.database.destinations(of: id, relationshipIndex: index, db) }
+        return try context.read(store) { db in try store.database.destinations(of: id, relationshipIndex: index, db) }
     }
 
     func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] {

@@ -41,8 +41,13 @@ public struct PersistentStoreDescription: Sendable, Hashable {
     public var shouldAddStoreAsynchronously = false
     /// Journal mode of a SQLite store.
     public var journalMode: JournalMode = .wal
-    /// Most readers open at once; 1 serializes every request.
+    /// Most readers open at once beside the writer; 1 serializes every request (reads wait
+    /// for writes) on a single connection.
     public var maximumConnectionPoolSize = 5
+    /// Whether a store written with an older model is migrated when added (the default).
+    public var shouldMigrateStoreAutomatically = true
+    /// Whether the migration's mapping is inferred (lightweight migration; the default).
+    public var shouldInferMappingModelAutomatically = true
     /// Whether the store records persistent history of every save.
     public var persistentHistoryTracking = false
     /// Free-form options, as Core Data's option dictionary.

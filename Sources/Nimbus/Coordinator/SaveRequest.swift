@@ -13,10 +13,14 @@ struct SaveRequest: Sendable {
         var expectedVersion: Int64
         /// Changed stored properties: (property index, new value).
         var changes: [(index: Int, value: PropertyValue)]
+        /// Every changed property, to-many relationships included, for persistent history.
+        var changedProperties: [Int] = []
     }
 
     struct Delete: Sendable {
         var id: ManagedObjectID
+        /// Values of attributes marked "preserve after deletion", for the history tombstone.
+        var tombstone: [String: PropertyValue] = [:]
     }
 
     /// A row to add to or remove from a join table.

@@ -9,7 +9,8 @@ extension ManagedObjectContext {
     /// Rows are read off the context's queue (the context stays free for other work);
     /// the objects are then registered on the queue in one step. When the context has
     /// unsaved changes of the entity, or the entity spans several stores, or the request
-    /// asks for dictionaries or a count, the fetch runs on the context's queue instead and
+    /// asks for dictionaries or a count, or the context is pinned to a query generation,
+    /// the fetch runs on the context's queue instead and
     /// the progress completes at once. Use the objects on the context's queue. For example:
     ///
     /// ```swift
@@ -59,7 +60,7 @@ extension ManagedObjectContext {
         let entity = try entity(named: request.entityName)
         let stores = try persistentStoreCoordinator.stores(for: entity)
         let streamable = (request.resultType == .managedObject || request.resultType == .managedObjectID)
-            && stores.count == 1 && pendingObjects(of: entity, request).isEmpty
+            && stores.count == 1 && pendingObjects(of: entity, request).isEmpty && !isPinned
         guard streamable else {
             let results = try fetch(request)
             progress?.start(total: results.count)
@@ -68,7 +69,7 @@ extension ManagedObjectContext {
         }
         let store = stores[0]
         let query = try selectQuery(request, entity: entity, sliced: true)
-        let total = try store.database.read { db in try store.database.count(query, db) }
+        let total = try read(store) { db in try store.database.count(query, db) }
         let idsOnly = request.resultType == .managedObjectID || !request.includesPropertyValues
         return .read(store, query, idsOnly: idsOnly, total: total)
     }

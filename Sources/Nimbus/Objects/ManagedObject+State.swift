@@ -85,3 +85,15 @@ extension ManagedObject {
         ordered ? a == b : (a.count == b.count && Set(a) == Set(b))
     }
 }
+
+extension ManagedObject {
+    /// The saved values of attributes marked "preserve after deletion", for history.
+    func tombstone() -> [String: PropertyValue] {
+        var result: [String: PropertyValue] = [:]
+        for (index, property) in entity.properties.enumerated() {
+            guard let attribute = property.attribute, attribute.preservesValueInHistoryOnDeletion else { continue }
+            result[attribute.name] = committed?.values[index] ?? values?[index] ?? .null
+        }
+        return result
+    }
+}

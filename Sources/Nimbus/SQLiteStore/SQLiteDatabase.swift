@@ -59,7 +59,12 @@ final class SQLiteDatabase: @unchecked Sendable {
         let model: ManagedObjectModel
         if let existing {
             if let givenModel {
-                try existing.check(compatibleWith: givenModel, configuration: description.configuration, path: path)
+                do {
+                    try existing.check(compatibleWith: givenModel, configuration: description.configuration, path: path)
+                } catch let mismatch as NimbusError where mismatch.code == .modelMismatch && description.shouldMigrateStoreAutomatically
+                    && description.shouldInferMappingModelAutomatically && !description.isReadOnly {
+                    try migrate(path: path, existing: existing, to: givenModel, description: description, mismatch: mismatch)
+                }
                 model = givenModel
             } else {
                 model = try existing.storedModel(path: path)
@@ -73,9 +78,13 @@ final class SQLiteDatabase: @unchecked Sendable {
         configuration.readonly = description.isReadOnly
         let writer: any DatabaseWriter
         do {
-            if description.journalMode == .wal && !description.isReadOnly {
-                configuration.maximumReaderCount = max(1, description.maximumConnectionPoolSize)
+            if description.journalMode == .wal && !description.isReadOnly && description.maximumConnectionPoolSize > 1 {
+                configuration.maximumReaderCount = description.maximumConnectionPoolSize
                 writer = try DatabasePool(path: path, configuration: configuration)
+            } else if description.journalMode == .wal && !description.isReadOnly {
+                // A pool of one: every request, read or write, goes through one connection in turn.
+                configuration.journalMode = .wal
+                writer = try DatabaseQueue(path: path, configuration: configuration)
             } else {
                 if !description.isReadOnly {
                     configuration.journalMode = .default
@@ -94,6 +103,28 @@ final class SQLiteDatabase: @unchecked Sendable {
             try writer.write { db in try StoreSchemaWriter.create(db, model: model, description: description, identifier: identifier) }
         }
         return SQLiteDatabase(writer: writer, model: model, identifier: identifier, recorder: recorder)
+    }
+
+    /// Runs an inferred lightweight migration in one transaction; on failure the store is
+    /// unchanged and the error names both the differences and why they cannot be inferred.
+    private static func migrate(path: String, existing: StoreInspector, to model: ManagedObjectModel,
+                                description: PersistentStoreDescription, mismatch: NimbusError) throws {
+        let source: ManagedObjectModel
+        do { source = try existing.storedModel(path: path) } catch { throw mismatch }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(description.timeout)
+        configuration.prepareDatabase { db in try SQLFunctions.register(on: db) }
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            try queue.write { db in
+                try LightweightMigration.migrate(db, from: source, to: model, identifier: existing.identifier, description: description)
+            }
+        } catch let error as NimbusError {
+            throw NimbusError(.modelMismatch, mismatch.message + "; " + error.message)
+        } catch let error as DatabaseError {
+            throw NimbusError.from(error, path: path)
+        }
     }
 
     /// The reader of an entity's rows.

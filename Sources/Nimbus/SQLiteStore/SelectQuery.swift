@@ -19,11 +19,15 @@ struct SelectQuery: Sendable {
     func fromClause(reader: EntityReader) -> String {
         var sql = "FROM \(reader.table) t0"
         for join in joins { sql += " " + join }
+        return sql + whereClause(reader: reader)
+    }
+
+    /// ` WHERE …` over `t0` (the entity's rows and the condition), or empty.
+    func whereClause(reader: EntityReader) -> String {
         var conditions: [String] = []
         if let c = reader.entityCondition(includesSubentities: includesSubentities) { conditions.append(c) }
         if let condition { conditions.append("(\(condition))") }
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        return sql
+        return conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
     }
 
     /// `ORDER BY … LIMIT … OFFSET …`.

@@ -11,33 +11,22 @@ extension StoreCommand {
         @Argument(help: "The store file to create.") var store: String
         @Option(help: "The model: .xcdatamodeld, .xcdatamodel, or .json.") var model: String
         @Option(help: "Journal mode: wal (default) or delete.") var journalMode: String = "wal"
+        @Flag(help: "Record persistent history of every change.") var history = false
         @Flag(help: "Print the result as JSON.") var json = false
 
         func run() throws {
             try reportingErrors {
-                let url = URL(fileURLWithPath: model)
-                let managedObjectModel: ManagedObjectModel
-                if url.pathExtension == "json" {
-                    guard let data = FileManager.default.contents(atPath: model) else { throw CLIError("cannot read model file \(model)") }
-                    do {
-                        managedObjectModel = try JSONDecoder().decode(ManagedObjectModel.self, from: data)
-                    } catch let error as NimbusError {
-                        throw error
-                    } catch {
-                        throw CLIError("\(model) is not a JSON model: \(error)")
-                    }
-                } else {
-                    managedObjectModel = try ManagedObjectModel(contentsOf: url)
-                }
+                let managedObjectModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
                 guard let mode = PersistentStoreDescription.JournalMode(rawValue: journalMode.uppercased()) else {
                     throw CLIError("journal mode must be wal or delete, not \(journalMode)")
                 }
                 var description = PersistentStoreDescription(url: URL(fileURLWithPath: store))
                 description.journalMode = mode
+                description.persistentHistoryTracking = history
                 let coordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
                 let persistentStore = try coordinator.addPersistentStore(with: description)
                 for note in managedObjectModel.unsupportedFeatures {
-                    FileHandle.standardError.write(Data("nimbus: note: not supported yet: \(note)\n".utf8))
+                    FileHandle.standardError.write(Data("nimbus: note: \(note)\n".utf8))
                 }
                 if json {
                     print(try ObjectJSON.serialize([

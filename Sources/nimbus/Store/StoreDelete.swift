@@ -11,11 +11,12 @@ extension StoreCommand {
         @Argument(help: "The store file.") var store: String
         @Argument(help: "The entity name.") var entity: String
         @Option(help: "Which objects to delete; use TRUEPREDICATE for all.") var predicate: String
+        @Option(help: "The author recorded in persistent history (default nimbus-cli).") var author: String?
         @Flag(help: "Print the result as JSON.") var json = false
 
         func run() throws {
             try reportingErrors {
-                let session = try StoreSession(path: store)
+                let session = try StoreSession(path: store, author: author)
                 var request = FetchRequest<ManagedObject>(entityName: entity)
                 request.predicate = try StoreSession.predicate(predicate)
                 let deleted = try session.context.performAndWait { () throws -> [String] in

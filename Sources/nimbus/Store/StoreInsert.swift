@@ -16,11 +16,12 @@ extension StoreCommand {
         @Argument(help: "The store file.") var store: String
         @Argument(help: "The entity name.") var entity: String
         @Argument(help: "key=value assignments.") var values: [String] = []
+        @Option(help: "The author recorded in persistent history (default nimbus-cli).") var author: String?
         @Flag(help: "Print the inserted object as JSON.") var json = false
 
         func run() throws {
             try reportingErrors {
-                let session = try StoreSession(path: store)
+                let session = try StoreSession(path: store, author: author)
                 let assignments = try ValueParsing.assignments(values)
                 let output = try session.context.performAndWait { () throws -> [String: Any] in
                     let object = try session.context.insertNewObject(forEntityName: entity)

@@ -9,15 +9,17 @@ struct StoreSession {
     let store: PersistentStore
     let context: ManagedObjectContext
 
-    init(path: String, readOnly: Bool = false) throws {
+    init(path: String, readOnly: Bool = false, author: String? = nil) throws {
         let url = URL(fileURLWithPath: path)
         model = try ManagedObjectModel.storedModel(at: url)
         coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         var description = PersistentStoreDescription(url: url)
         description.isReadOnly = readOnly
+        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(at: url)
+        description.persistentHistoryTracking = metadata["NSPersistentHistoryTrackingKey"] as? Bool == true
         store = try coordinator.addPersistentStore(with: description)
         context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
-        context.transactionAuthor = "nimbus-cli"
+        context.transactionAuthor = author ?? "nimbus-cli"
     }
 
     /// Parses a predicate given on the command line.

@@ -30,7 +30,7 @@ enum PostsModel {
                 RelationshipDescription("attachments", to: "Attachment", inverse: "post", toMany: true, ordered: true, deleteRule: .cascade)
             }
             EntityDescription("Tag") {
-                AttributeDescription("name", .string, isOptional: false)
+                AttributeDescription("name", .string, isOptional: false, preservesValueInHistoryOnDeletion: true)
                 RelationshipDescription("posts", to: "Post", inverse: "tags", toMany: true, deleteRule: .deny)
             }
             EntityDescription("Attachment", isAbstract: true) {
@@ -56,13 +56,15 @@ final class TestStack: @unchecked Sendable {
     let coordinator: PersistentStoreCoordinator
     let store: PersistentStore
 
-    init(model: ManagedObjectModel? = nil, recordSQL: Bool = false, type: PersistentStoreDescription.StoreType = .sqlite) throws {
+    init(model: ManagedObjectModel? = nil, recordSQL: Bool = false, type: PersistentStoreDescription.StoreType = .sqlite,
+         history: Bool = false) throws {
         folder = try TemporaryDirectory()
         self.model = try model ?? PostsModel.make()
         url = folder.file("Posts.sqlite")
         coordinator = PersistentStoreCoordinator(managedObjectModel: self.model)
         var description = PersistentStoreDescription(type: type, url: type == .sqlite ? url : nil)
         if recordSQL { description.options["recordSQL"] = "1" }
+        description.persistentHistoryTracking = history
         store = try coordinator.addPersistentStore(with: description)
     }
 
@@ -71,9 +73,11 @@ final class TestStack: @unchecked Sendable {
     }
 
     /// A context on a new coordinator of the same file: sees only what was saved.
-    func reopenedContext() throws -> ManagedObjectContext {
+    func reopenedContext(history: Bool = false) throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(with: PersistentStoreDescription(url: url))
+        var description = PersistentStoreDescription(url: url)
+        description.persistentHistoryTracking = history
+        try coordinator.addPersistentStore(with: description)
         return ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
     }
 }

@@ -5,8 +5,6 @@ import Foundation
 struct XcodeModelLocation: Sendable, Equatable {
     /// The XML file to read.
     var contentsURL: URL
-    /// The version folder's name without extension (`Posts 2`), when there is one.
-    var versionName: String?
 
     /// The key of `.xccurrentversion` that names the current version.
     static let currentVersionKey = "_XCCurrentVersionName"
@@ -25,14 +23,14 @@ struct XcodeModelLocation: Sendable, Equatable {
             throw NimbusError(.io, "no model at \(url.path): the file or folder does not exist")
         }
         guard isDirectory.boolValue else {
-            return XcodeModelLocation(contentsURL: url, versionName: nil)
+            return XcodeModelLocation(contentsURL: url)
         }
-        let isVersionFolder = FileManager.default.fileExists(atPath: url.appendingPathComponent("contents").path)
-        if url.pathExtension == "xcdatamodeld" || !isVersionFolder {
-            let version = try currentVersion(in: url)
-            return try inVersionFolder(url.appendingPathComponent(version))
+        let hasContents = FileManager.default.fileExists(atPath: url.appendingPathComponent("contents").path)
+        if url.pathExtension == "xcdatamodel" || (url.pathExtension != "xcdatamodeld" && hasContents) {
+            return try inVersionFolder(url)
         }
-        return try inVersionFolder(url)
+        let version = try currentVersion(in: url)
+        return try inVersionFolder(url.appendingPathComponent(version))
     }
 
     private static func inVersionFolder(_ folder: URL) throws -> XcodeModelLocation {
@@ -40,7 +38,7 @@ struct XcodeModelLocation: Sendable, Equatable {
         guard FileManager.default.fileExists(atPath: contents.path) else {
             throw NimbusError(.invalidModel, "\(folder.path) has no contents file: it is not an Xcode data model, or one saved before Xcode 4; open and save it in a recent Xcode")
         }
-        return XcodeModelLocation(contentsURL: contents, versionName: folder.deletingPathExtension().lastPathComponent)
+        return XcodeModelLocation(contentsURL: contents)
     }
 
     /// The `.xcdatamodel` folders of a package, in numeric name order.
@@ -52,7 +50,13 @@ struct XcodeModelLocation: Sendable, Equatable {
             throw NimbusError(.io, "cannot list \(package.path): \(error.localizedDescription)")
         }
         return names.filter { $0.hasSuffix(".xcdatamodel") }
-            .sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
+            .sorted { versionOrder($0, $1) }
+    }
+
+    /// Numeric order of version names without their extension: `Posts`, `Posts 2`, `Posts 10`.
+    static func versionOrder(_ a: String, _ b: String) -> Bool {
+        let (a, b) = (String(a.dropLast(".xcdatamodel".count)), String(b.dropLast(".xcdatamodel".count)))
+        return a.compare(b, options: [.numeric]) == .orderedAscending
     }
 
     /// The version folder name a package's `.xccurrentversion` names, or its last version.

@@ -27,7 +27,7 @@ struct XcodeXMLElement: Sendable {
     /// Parses XML data into its root element.
     ///
     /// - Throws: ``NimbusError/Code-swift.struct/invalidModel`` naming `file` and the line
-    ///   of the first XML error.
+    ///   of the first XML error (libxml2 may recover from some errors; they still fail).
     static func parse(_ data: Data, file: String) throws -> XcodeXMLElement {
         let parser = XMLParser(data: data)
         let builder = TreeBuilder()
@@ -35,25 +35,50 @@ struct XcodeXMLElement: Sendable {
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
         let ok = parser.parse()
-        if !ok || builder.root == nil {
-            let line = max(parser.lineNumber, 1)
-            let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "the file has no root element"
-            throw NimbusError(.invalidModel, "\(file):\(line): the model is not well-formed XML: \(reason)",
-                              underlying: parser.parserError.map { XMLFailure(description: "\($0)") })
+        if let failure = builder.failure ?? (ok ? nil : XMLFailure(code: (parser.parserError as NSError?)?.code ?? 0,
+                                                                    line: parser.lineNumber, column: parser.columnNumber)) {
+            throw NimbusError(.invalidModel, "\(file):\(max(failure.line, 1)): the model is not well-formed XML: \(failure)",
+                              underlying: failure)
         }
-        return builder.root!
+        guard let root = builder.root else {
+            throw NimbusError(.invalidModel, "\(file):1: the model is not well-formed XML: the file has no root element")
+        }
+        return root
     }
 
-    /// A parser error, kept as text so the error stays `Sendable`.
+    /// The first error the XML parser (libxml2) reported.
     struct XMLFailure: Error, Sendable, CustomStringConvertible {
-        var description: String
+        var code: Int
+        var line: Int
+        var column: Int
+
+        /// What the libxml2 error codes seen in hand-edited models mean.
+        private static let reasons: [Int: String] = [
+            4: "the document is empty",
+            5: "the document ends too early or has content after its root element",
+            42: "an attribute is given twice",
+            68: "a name is missing (an unescaped & or <?)",
+            73: "a tag is not closed with >",
+            76: "an end tag does not match its start tag",
+        ]
+
+        var description: String {
+            let reason = Self.reasons[code] ?? "libxml2 error \(code)"
+            return "\(reason) (line \(line), column \(column))"
+        }
     }
 }
 
 /// Builds the element tree from the parser's callbacks.
 private final class TreeBuilder: NSObject, XMLParserDelegate {
     var root: XcodeXMLElement?
+    var failure: XcodeXMLElement.XMLFailure?
     private var stack: [XcodeXMLElement] = []
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        guard failure == nil else { return }
+        failure = .init(code: (parseError as NSError).code, line: parser.lineNumber, column: parser.columnNumber)
+    }
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                 qualifiedName: String?, attributes: [String: String] = [:]) {

@@ -1,0 +1,148 @@
+import Foundation
+import GRDB
+
+extension ManagedObjectContext {
+    /// Runs a batch insert in one transaction (recorded in history when tracking is on).
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/unknownProperty``,
+    ///   ``NimbusError/Code-swift.struct/typeMismatch`` (nothing is inserted).
+    @discardableResult
+    public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
+        let entity = try entity(named: request.entityName)
+        guard !entity.isAbstract else { throw NimbusError(.invalidArgument, "entity \(entity.name) is abstract") }
+        var rows: [[PropertyValue]] = []
+        func convert(_ dictionary: [String: Any]) throws -> [PropertyValue] {
+            var values = entity.properties.map { property -> PropertyValue in
+                if let attribute = property.attribute { return attribute.defaultValue ?? .null }
+                return .null
+            }
+            for (key, value) in dictionary {
+                guard let index = entity.propertyIndexes[key] else {
+                    throw NimbusError(.unknownProperty, "\(entity.name) has no property \(key)")
+                }
+                guard let attribute = entity.properties[index].attribute else {
+                    throw NimbusError(.unsupported, "batch inserts set attributes only; \(entity.name).\(key) is a relationship")
+                }
+                values[index] = try PropertyValue(value, for: attribute.type, transformerName: attribute.valueTransformerName)
+            }
+            return values
+        }
+        if let handler = request.dictionaryHandler {
+            while true {
+                var dictionary: [String: Any] = [:]
+                if handler(&dictionary) { break }
+                rows.append(try convert(dictionary))
+            }
+        }
+        rows += try request.objects.map(convert)
+        let store = try persistentStoreCoordinator.defaultStore(for: entity)
+        let ids = try store.database.batchInsert(entity: entity, rows: rows, author: transactionAuthor, contextName: name,
+                                                 history: store.storeDescription.persistentHistoryTracking)
+        return BatchResult(status: true, count: ids.count, objectIDs: request.resultType == .objectIDs ? ids : [])
+    }
+
+    /// Runs a batch update in one transaction, without loading objects.
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/unknownProperty``,
+    ///   ``NimbusError/Code-swift.struct/typeMismatch`` (nothing is updated).
+    @discardableResult
+    public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
+        let entity = try entity(named: request.entityName)
+        guard !request.propertiesToUpdate.isEmpty else {
+            throw NimbusError(.invalidArgument, "a batch update needs propertiesToUpdate")
+        }
+        var result = BatchResult()
+        for store in try persistentStoreCoordinator.stores(for: entity) {
+            var compiler = PredicateSQLCompiler(entity: entity, schema: managedObjectModel.schema)
+            var query = SelectQuery(entity: entity)
+            if let predicate = request.predicate { query.condition = try compiler.condition(predicate) }
+            query.joins = compiler.joins
+            query.arguments = compiler.arguments
+            var assignments: [(column: String, sql: String, arguments: [DatabaseValue], index: Int)] = []
+            let mapping = managedObjectModel.schema.mapping(for: entity)
+            for key in request.propertiesToUpdate.keys.sorted() {
+                guard let index = entity.propertyIndexes[key], let attribute = entity.properties[index].attribute,
+                      case let .column(column) = mapping.storage[index] else {
+                    throw NimbusError(.unknownProperty, "\(entity.name) has no stored attribute \(key) to update")
+                }
+                let value = request.propertiesToUpdate[key]!
+                if let expression = value as? QueryExpression {
+                    var expressionCompiler = PredicateSQLCompiler(entity: entity, schema: managedObjectModel.schema)
+                    let (sql, _) = try expressionCompiler.expression(expression)
+                    guard expressionCompiler.joins.isEmpty else {
+                        throw NimbusError(.unsupported, "batch update expressions may use the row's own attributes only")
+                    }
+                    assignments.append((column, sql.replacingOccurrences(of: "t0.", with: ""), expressionCompiler.arguments, index))
+                } else {
+                    let converted = try PropertyValue(value, for: attribute.type, transformerName: attribute.valueTransformerName)
+                    if let failure = attribute.validationFailure(for: converted) {
+                        throw NimbusError(.validationFailed, "\(entity.name).\(key): \(failure)")
+                    }
+                    assignments.append((column, "?", [converted.databaseValue], index))
+                }
+            }
+            let part = try store.database.batchUpdate(query, assignments: assignments, wantIDs: request.resultType == .objectIDs,
+                                                      author: transactionAuthor, contextName: name,
+                                                      history: store.storeDescription.persistentHistoryTracking)
+            result.count += part.count
+            result.objectIDs += part.objectIDs
+        }
+        persistentStoreCoordinator.rowCache.removeAll()
+        return result
+    }
+
+    /// Runs a batch delete in one transaction, without loading objects.
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/deleteDenied`` when a `deny` rule blocks it
+    ///   (nothing is deleted).
+    @discardableResult
+    public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
+        var result = BatchResult()
+        switch request.target {
+        case let .fetch(fetch):
+            let entity = try entity(named: fetch.entityName)
+            for store in try persistentStoreCoordinator.stores(for: entity) {
+                var typed = fetch
+                typed.sortDescriptors = []
+                typed.fetchLimit = 0
+                typed.fetchOffset = 0
+                let query = try selectQuery(typed, entity: entity, sliced: false)
+                let part = try store.database.batchDelete(.query(query), wantIDs: request.resultType == .objectIDs,
+                                                          author: transactionAuthor, contextName: name,
+                                                          history: store.storeDescription.persistentHistoryTracking)
+                result.count += part.count
+                result.objectIDs += part.objectIDs
+            }
+        case let .objectIDs(ids):
+            for (storeID, group) in Dictionary(grouping: ids.filter { !$0.isTemporaryID }, by: \.storeIdentifier) {
+                guard let store = persistentStoreCoordinator.persistentStore(identifier: storeID) else {
+                    throw NimbusError(.invalidObjectID, "\(group[0]) belongs to no store of this coordinator")
+                }
+                let part = try store.database.batchDelete(.ids(group), wantIDs: request.resultType == .objectIDs,
+                                                          author: transactionAuthor, contextName: name,
+                                                          history: store.storeDescription.persistentHistoryTracking)
+                result.count += part.count
+                result.objectIDs += part.objectIDs
+            }
+        }
+        persistentStoreCoordinator.rowCache.removeAll()
+        return result
+    }
+
+    /// Merges changes made outside contexts (batch requests, other processes) into
+    /// contexts: updated objects are refreshed, deleted ones removed.
+    ///
+    /// ```swift
+    /// let result = try context.execute(deleteRequest)   // resultType = .objectIDs
+    /// ManagedObjectContext.mergeChanges(fromRemoteContextSave: SaveNotification(deletedObjectIDs: Set(result.objectIDs)),
+    ///                                   into: [viewContext])
+    /// ```
+    public static func mergeChanges(fromRemoteContextSave changes: SaveNotification, into contexts: [ManagedObjectContext]) {
+        for context in contexts {
+            context.performAndWait {
+                context.persistentStoreCoordinator.rowCache.remove(changes.insertedObjectIDs.union(changes.updatedObjectIDs).union(changes.deletedObjectIDs))
+                context.mergeChanges(fromContextDidSave: changes)
+            }
+        }
+    }
+}

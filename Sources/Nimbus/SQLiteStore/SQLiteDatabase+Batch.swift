@@ -1,0 +1,210 @@
+import Foundation
+import GRDB
+
+extension SQLiteDatabase {
+    /// Inserts rows in one transaction; returns their IDs.
+    func batchInsert(entity: EntityDescription, rows: [[PropertyValue]], author: String?, contextName: String?, history: Bool) throws -> [ManagedObjectID] {
+        try write { db in
+            guard !rows.isEmpty else { return [] }
+            let last = try HistoryStore.reserve(entity.rootEntityNumber, count: rows.count, db)
+            var key = last - Int64(rows.count) + 1
+            let plan = insertPlans[entity.entityNumber - 1]
+            let statement = try db.cachedStatement(sql: plan.sql)
+            var ids: [ManagedObjectID] = []
+            ids.reserveCapacity(rows.count)
+            for values in rows {
+                var arguments: [DatabaseValue] = [key.databaseValue, entity.entityNumber.databaseValue, 1.databaseValue]
+                for item in plan.items {
+                    switch item {
+                    case let .value(index): arguments.append(values[index].databaseValue)
+                    case let .foreignKey(_, hasEntityColumn): arguments.append(.null); if hasEntityColumn { arguments.append(.null) }
+                    }
+                }
+                statement.setUncheckedArguments(StatementArguments(arguments))
+                try statement.execute()
+                ids.append(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: key))
+                key += 1
+            }
+            if history { try HistoryStore.record(ids.map { .init(type: .insert, id: $0) }, author: author, contextName: contextName, db) }
+            return ids
+        }
+    }
+
+    /// Updates matching rows in one statement (after selecting their IDs when history or the
+    /// result needs them).
+    func batchUpdate(_ query: SelectQuery, assignments: [(column: String, sql: String, arguments: [DatabaseValue], index: Int)],
+                     wantIDs: Bool, author: String?, contextName: String?, history: Bool) throws -> BatchResult {
+        let reader = reader(for: query.entity)
+        let set = (["Z_OPT = Z_OPT + 1"] + assignments.map { "\($0.column) = \($0.sql)" }).joined(separator: ", ")
+        let setArguments = assignments.flatMap(\.arguments)
+        return try write { db in
+            var result = BatchResult()
+            var ids: [ManagedObjectID] = []
+            if wantIDs || history { ids = try fetchIDs(query, db) }
+            if query.joins.isEmpty {
+                let sql = "UPDATE \(reader.table) AS t0 SET \(set)" + query.whereClause(reader: reader)
+                try db.execute(sql: sql, arguments: StatementArguments(setArguments + query.arguments))
+            } else {
+                let sql = "UPDATE \(reader.table) SET \(set) WHERE Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)))"
+                try db.execute(sql: sql, arguments: StatementArguments(setArguments + query.arguments))
+            }
+            result.count = db.changesCount
+            if wantIDs { result.objectIDs = ids }
+            if history {
+                let columns = assignments.map(\.index).sorted()
+                try HistoryStore.record(ids.map { .init(type: .update, id: $0, columns: columns) }, author: author, contextName: contextName, db)
+            }
+            return result
+        }
+    }
+
+    enum DeleteTarget {
+        case query(SelectQuery)
+        case ids([ManagedObjectID])
+    }
+
+    /// Deletes rows with their delete rules applied set-wise, in one transaction.
+    func batchDelete(_ target: DeleteTarget, wantIDs: Bool, author: String?, contextName: String?, history: Bool) throws -> BatchResult {
+        try write { db in
+            // Fast path: one statement when no relationship needs work and no IDs are needed.
+            if case let .query(query) = target, !wantIDs, !history, query.joins.isEmpty, !needsRelationshipWork(query.entity) {
+                let reader = reader(for: query.entity)
+                let sql = "DELETE FROM \(reader.table) AS t0" + query.whereClause(reader: reader)
+                try db.execute(sql: sql, arguments: StatementArguments(query.arguments))
+                return BatchResult(status: true, count: db.changesCount)
+            }
+            let initial: [ManagedObjectID]
+            switch target {
+            case let .query(query): initial = try fetchIDs(query, db)
+            case let .ids(ids): initial = try existing(ids, db)
+            }
+            let doomed = try cascade(from: initial, db)
+            try checkDeny(doomed, db)
+            var tombstones: [ManagedObjectID: [String: PropertyValue]] = [:]
+            if history { tombstones = try self.tombstones(for: doomed, db) }
+            for (entityNumber, group) in Dictionary(grouping: doomed, by: { $0.entity.entityNumber }) {
+                guard let entity = model.entity(number: entityNumber) else { continue }
+                try deleteRows(entity: entity, keys: group.map(\.primaryKey), db)
+            }
+            if history {
+                try HistoryStore.record(doomed.map { .init(type: .delete, id: $0, tombstone: tombstones[$0] ?? [:]) },
+                                       author: author, contextName: contextName, db)
+            }
+            return BatchResult(status: true, count: initial.count, objectIDs: wantIDs ? initial : [])
+        }
+    }
+
+    private func needsRelationshipWork(_ entity: EntityDescription) -> Bool {
+        for number in entity.entityNumbersInHierarchy {
+            guard let e = model.entity(number: number) else { continue }
+            let mapping = schema.mapping(for: e)
+            for (index, property) in e.properties.enumerated() {
+                guard let relationship = property.relationship, !relationship.isTransient else { continue }
+                if relationship.deleteRule != .noAction { return true }
+                if case .joinTable = mapping.storage[index] { return true }
+            }
+        }
+        return false
+    }
+
+    private func existing(_ ids: [ManagedObjectID], _ db: Database) throws -> [ManagedObjectID] {
+        var result: [ManagedObjectID] = []
+        for (root, group) in Dictionary(grouping: ids, by: { $0.entity.rootEntityNumber }) {
+            guard let rootEntity = model.entity(number: root) else { continue }
+            let table = schema.mapping(for: rootEntity).table
+            for chunk in stride(from: 0, to: group.count, by: 500) {
+                let keys = group[chunk..<min(chunk + 500, group.count)].map { String($0.primaryKey) }.joined(separator: ",")
+                for row in try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_PK IN (\(keys))") {
+                    if let entity = model.entity(number: row[1]) { result.append(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: row[0])) }
+                }
+            }
+        }
+        return result
+    }
+
+    /// The rows to delete: the given ones and, following cascade rules, their destinations.
+    private func cascade(from initial: [ManagedObjectID], _ db: Database) throws -> [ManagedObjectID] {
+        var doomed = Set(initial)
+        var queue = initial
+        while !queue.isEmpty {
+            let batch = queue
+            queue = []
+            for (entityNumber, group) in Dictionary(grouping: batch, by: { $0.entity.entityNumber }) {
+                guard let entity = model.entity(number: entityNumber) else { continue }
+                for (index, property) in entity.properties.enumerated() where property.relationship?.deleteRule == .cascade {
+                    for destination in try destinations(of: group, entity: entity, index: index, db) where doomed.insert(destination).inserted {
+                        queue.append(destination)
+                    }
+                }
+            }
+        }
+        return Array(doomed)
+    }
+
+    private func checkDeny(_ doomed: [ManagedObjectID], _ db: Database) throws {
+        let doomedSet = Set(doomed)
+        for (entityNumber, group) in Dictionary(grouping: doomed, by: { $0.entity.entityNumber }) {
+            guard let entity = model.entity(number: entityNumber) else { continue }
+            for (index, property) in entity.properties.enumerated() where property.relationship?.deleteRule == .deny {
+                let blocking = try destinations(of: group, entity: entity, index: index, db).filter { !doomedSet.contains($0) }
+                if !blocking.isEmpty {
+                    throw NimbusError(.deleteDenied, "delete denied: \(entity.name).\(property.name) still holds \(blocking.count) object(s)")
+                }
+            }
+        }
+    }
+
+    /// Destinations of one relationship for many source rows.
+    private func destinations(of sources: [ManagedObjectID], entity: EntityDescription, index: Int, _ db: Database) throws -> [ManagedObjectID] {
+        var result: [ManagedObjectID] = []
+        for source in sources { result += try destinations(of: source, relationshipIndex: index, db) }
+        if case .foreignKey = schema.mapping(for: entity).storage[index] {
+            for source in sources {
+                if let snapshot = try snapshot(for: source, db), case let .object(id) = snapshot.values[index] { result.append(id) }
+            }
+        }
+        return result
+    }
+
+    private func tombstones(for ids: [ManagedObjectID], _ db: Database) throws -> [ManagedObjectID: [String: PropertyValue]] {
+        var result: [ManagedObjectID: [String: PropertyValue]] = [:]
+        for id in ids where id.entity.properties.contains(where: { $0.attribute?.preservesValueInHistoryOnDeletion == true }) {
+            guard let snapshot = try snapshot(for: id, db) else { continue }
+            var tombstone: [String: PropertyValue] = [:]
+            for (index, property) in id.entity.properties.enumerated() where property.attribute?.preservesValueInHistoryOnDeletion == true {
+                tombstone[property.name] = snapshot.values[index]
+            }
+            result[id] = tombstone
+        }
+        return result
+    }
+
+    /// Deletes rows of one entity, clearing join rows and nullifying inverse foreign keys.
+    private func deleteRows(entity: EntityDescription, keys: [Int64], _ db: Database) throws {
+        let mapping = schema.mapping(for: entity)
+        for chunk in stride(from: 0, to: keys.count, by: 500) {
+            let list = keys[chunk..<min(chunk + 500, keys.count)].map(String.init).joined(separator: ",")
+            for (index, storage) in mapping.storage.enumerated() {
+                guard let relationship = entity.properties[index].relationship else { continue }
+                switch storage {
+                case let .joinTable(join, sourceColumn, _, _):
+                    try db.execute(sql: "DELETE FROM \(join.name) WHERE \(sourceColumn) IN (\(list))")
+                case let .inverseForeignKey(table, column, entityColumn, _) where relationship.deleteRule != .noAction:
+                    let clearEntity = entityColumn.map { ", \($0) = NULL" } ?? ""
+                    try db.execute(sql: "UPDATE \(table) SET \(column) = NULL\(clearEntity), Z_OPT = Z_OPT + 1 WHERE \(column) IN (\(list))")
+                case .foreignKey where relationship.deleteRule != .noAction:
+                    // A one-to-one: the partner's own foreign key points back here.
+                    guard let destination = entity.destination(of: relationship), let inverse = entity.inverse(of: relationship),
+                          let inverseIndex = destination.propertyIndexes[inverse.name], !inverse.isToMany,
+                          case let .foreignKey(column, entityColumn) = schema.mapping(for: destination).storage[inverseIndex] else { continue }
+                    let clearEntity = entityColumn.map { ", \($0) = NULL" } ?? ""
+                    let table = schema.mapping(for: destination).table
+                    try db.execute(sql: "UPDATE \(table) SET \(column) = NULL\(clearEntity), Z_OPT = Z_OPT + 1 WHERE \(column) IN (\(list))")
+                default:
+                    continue
+                }
+            }
+            try db.execute(sql: "DELETE FROM \(mapping.table) WHERE Z_PK IN (\(list))")
+        }
+    }
+}
