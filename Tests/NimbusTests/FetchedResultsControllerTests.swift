@@ -113,6 +113,36 @@ struct FetchedResultsControllerTests {
         }
     }
 
+    @Test("a batch update merged with mergeChanges(fromRemoteContextSave:into:) moves objects between sections")
+    func batchUpdateMerge() throws {
+        let stack = try TestStack()
+        let context = stack.newContext()
+        let recorder = ResultsRecorder()
+        let controller = FetchedResultsController(fetchRequest: Self.request(), managedObjectContext: context, sectionNameKeyPath: "body")
+        controller.delegate = recorder
+        try context.performAndWait { () throws in
+            for i in 0..<6 { _ = try context.insert("Post", ["title": "p\(i)", "body": i < 3 ? "draft" : "final", "views": i]) }
+            try context.save()
+            try controller.performFetch()
+        }
+        let before = context.performAndWait { controller.snapshot }
+        var update = BatchUpdateRequest(entityName: "Post")
+        update.predicate = try QueryPredicate(format: "views >= 2")
+        update.propertiesToUpdate = ["body": "archived"]
+        update.resultType = .objectIDs
+        let batchContext = stack.newContext()
+        let result = try batchContext.performAndWait { try batchContext.execute(update) }
+        #expect(result.objectIDs.count == 4)
+        ManagedObjectContext.mergeChanges(fromRemoteContextSave: SaveNotification(updatedObjectIDs: Set(result.objectIDs)), into: [context])
+        try context.performAndWait { () throws in
+            let batch = try #require(recorder.take().first)
+            #expect(batch.sectionChanges.map(\.type) == [.delete, .insert])
+            #expect(batch.objectChanges.filter { $0.type == .move }.count == 4)
+            #expect(ResultsRecorder.same(ResultsRecorder.apply(batch, to: before), try Self.refetch(context)))
+            #expect(controller.sections?.map(\.name) == ["archived", "draft"])
+        }
+    }
+
     @Test("differences arrive as an async sequence of IDs, with permanent IDs once saved")
     func asyncDifferences() async throws {
         let stack = try TestStack()
