@@ -143,6 +143,40 @@ struct FetchedResultsControllerTests {
         }
     }
 
+    @Test("sections by a to-one key path follow a rename saved in another context")
+    func sectionsThroughRelationship() throws {
+        let stack = try TestStack()
+        let context = stack.newContext()
+        context.automaticallyMergesChangesFromParent = true
+        let recorder = ResultsRecorder()
+        var request = FetchRequest<ManagedObject>(entityName: "Post")
+        request.sortDescriptors = [FetchSortDescriptor("author.name"), FetchSortDescriptor("title")]
+        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "author.name")
+        controller.delegate = recorder
+        let adaID = try context.performAndWait { () throws -> ManagedObjectID in
+            let ada = try context.insert("Person", ["name": "Ada"])
+            let grace = try context.insert("Person", ["name": "Grace"])
+            for (title, author) in [("a", ada), ("b", grace), ("c", ada)] { _ = try context.insert("Post", ["title": title, "author": author]) }
+            try context.save()
+            try controller.performFetch()
+            #expect(controller.sections?.map(\.name) == ["Ada", "Grace"])
+            #expect(controller.sectionIndexTitles == ["A", "G"])
+            return ada.objectID
+        }
+        let other = stack.newContext()
+        try other.performAndWait { () throws in
+            try other.existingObject(with: adaID).setValidatedValue("Lovelace", forKey: "name")
+            try other.save()
+        }
+        context.performAndWait {
+            let batch = recorder.take().first
+            #expect(batch?.sectionChanges.map(\.type) == [.delete, .insert])
+            #expect(batch?.objectChanges.map(\.type) == [.move, .move])
+            #expect(controller.sections?.map(\.name) == ["Grace", "Lovelace"])
+            #expect(controller.sections?.last?.objects.map { $0.value(forKey: "title") as? String } == ["a", "c"])
+        }
+    }
+
     @Test("differences arrive as an async sequence of IDs, with permanent IDs once saved")
     func asyncDifferences() async throws {
         let stack = try TestStack()

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// Keeps the results of a fetch request, split into sections, up to date as its context
@@ -197,7 +198,16 @@ public final class FetchedResultsController<Result: ManagedObject>: @unchecked S
     }
 
     private func update() {
-        guard let old = currentSections, let new = try? fetchSections() else { return }
+        guard let old = currentSections else { return }
+        let new: [FetchedResultsSection<Result>]
+        do {
+            new = try fetchSections()
+        } catch {
+            // The delegate has no way to receive an error (as in Core Data): keep the last
+            // results and say why.
+            Logger(label: "nimbus.results").error("a results controller of \(fetchRequest.entityName) could not fetch again: \(error)")
+            return
+        }
         let previousFingerprints = fingerprints
         let previousIdentifiers = identifiers
         let objectsByKey = Dictionary((old + new).flatMap(\.objects).map { (ObjectIdentifier($0), $0) }) { a, _ in a }
