@@ -91,6 +91,9 @@ struct SwiftPredicateTests {
         ("views >= 5 AND views < 20", #Predicate<Article> { (5..<20).contains($0.views) }),
         ("labels.@count >= 2", #Predicate<Article> { $0.labels.count >= 2 }),
         ("labels.@count == 0", #Predicate<Article> { $0.labels.isEmpty }),
+        ("SUBQUERY(labels, $v1, $v1.name == 'linux').@count != 0", #Predicate<Article> { $0.labels.contains { $0.name == "linux" } }),
+        ("SUBQUERY(labels, $v1, NOT ($v1.name == 'swift')).@count == 0 AND NOT (labels.@count == 0)", #Predicate<Article> { $0.labels.allSatisfy { $0.name == "swift" } && !$0.labels.isEmpty }),
+        ("SUBQUERY(labels, $v1, $v1.name BEGINSWITH 's').@count == 1", #Predicate<Article> { $0.labels.filter { $0.name.starts(with: "s") }.count == 1 }),
         ("views + 5 > 20", #Predicate<Article> { $0.views + 5 > 20 }),
         ("TERNARY(rating != nil, rating, 0.0) > 2.5 AND TERNARY(author.age != nil, author.age, 0) >= 30", #Predicate<Article> { ($0.rating ?? 0) > 2.5 && ($0.author?.age ?? 0) >= 30 }),
     ]
@@ -170,7 +173,7 @@ struct SwiftPredicateTests {
         let names = Self.names
         let unsupported: [(String, Predicate<Article>)] = [
             ("IntRemainder", #Predicate<Article> { $0.views % 2 == 0 }),
-            ("SequenceContainsWhere", #Predicate<Article> { $0.labels.contains { $0.name == "swift" } }),
+            ("IntDivision", #Predicate<Article> { $0.views / 2 > 3 }),
             ("Writer.propertyName(for:)", #Predicate<Article> { $0.author?.shout == "ADA" }),
             ("first", #Predicate<Article> { names.first == $0.title }),
         ]

@@ -212,3 +212,31 @@ extension PredicateExpressions.Conditional: SwiftPredicateTranslatable {
         .expression(.conditional(try t.predicate(test), try t.expression(trueBranch), try t.expression(falseBranch)))
     }
 }
+
+// Closures over to-many relationships become SUBQUERY, as Core Data writes them.
+
+extension PredicateExpressions.SequenceContainsWhere: SwiftPredicateTranslatable {
+    func translate(_ t: inout SwiftPredicateTranslation) throws -> SwiftPredicateTranslation.Node {
+        let collection = try t.expression(sequence)
+        let name = t.subqueryVariable(for: variable.key)
+        let subquery = QueryExpression.subquery(collection: collection, variable: name, predicate: try t.predicate(test))
+        return .predicate(.comparison(.init(.function("count:", [subquery]), .notEqual, .constant(.integer(0)))))
+    }
+}
+
+extension PredicateExpressions.SequenceAllSatisfy: SwiftPredicateTranslatable {
+    func translate(_ t: inout SwiftPredicateTranslation) throws -> SwiftPredicateTranslation.Node {
+        let collection = try t.expression(sequence)
+        let name = t.subqueryVariable(for: variable.key)
+        let subquery = QueryExpression.subquery(collection: collection, variable: name, predicate: .not(try t.predicate(test)))
+        return .predicate(.comparison(.init(.function("count:", [subquery]), .equal, .constant(.integer(0)))))
+    }
+}
+
+extension PredicateExpressions.Filter: SwiftPredicateTranslatable {
+    func translate(_ t: inout SwiftPredicateTranslation) throws -> SwiftPredicateTranslation.Node {
+        let collection = try t.expression(sequence)
+        let name = t.subqueryVariable(for: variable.key)
+        return .expression(.subquery(collection: collection, variable: name, predicate: try t.predicate(filter)))
+    }
+}

@@ -14,6 +14,16 @@ struct SwiftPredicateTranslation {
     /// What each `Predicate` variable stands for: the evaluated object, or the value an
     /// optional's `flatMap` unwrapped.
     var variables: [PredicateExpressions.VariableID: QueryExpression] = [:]
+    private var variableCount = 0
+
+    /// Binds a closure's variable (of `contains(where:)`, `allSatisfy`, `filter`) to a new
+    /// `SUBQUERY` variable and returns its name.
+    mutating func subqueryVariable(for key: PredicateExpressions.VariableID) -> String {
+        variableCount += 1
+        let name = "v\(variableCount)"
+        variables[key] = .variable(name)
+        return name
+    }
 
     mutating func node(_ expression: some PredicateExpression) throws -> Node {
         if let translatable = expression as? any SwiftPredicateTranslatable {
@@ -66,6 +76,7 @@ struct SwiftPredicateTranslation {
         case let .keyPath(components): return .keyPath(components + [name])
         case let .variableKeyPath(variable, components): return .variableKeyPath(variable, components + [name])
         case let .variable(variable): return .variableKeyPath(variable, [name])
+        case .subquery where name == "@count": return .function("count:", [base])
         default:
             throw NimbusError(.unsupported, "#Predicate: \(construct) reads a property of a computed value; only key paths from the fetched object translate to SQL")
         }
