@@ -105,6 +105,7 @@ struct AsynchronousFetchTests {
         #expect(fetched.allSatisfy { !$0.isTemporaryID })
         #expect(idProgress.totalUnitCount == 10)
         #expect(idProgress.completedUnitCount == 10)
+        withExtendedLifetime(stack) {}
     }
 }
 

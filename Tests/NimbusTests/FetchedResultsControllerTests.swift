@@ -241,8 +241,9 @@ struct FetchedResultsControllerTests {
                 if useOther { other.reset() }
                 let existing = try context.fetch(FetchRequest<ManagedObject>(entityName: "Post"))
                 for _ in 0..<Int.random(in: 1...4, using: &random) {
-                    switch Int.random(in: 0..<10, using: &random) {
-                    case 0..<4, _ where existing.isEmpty:
+                    let choice = Int.random(in: 0..<10, using: &random)
+                    switch existing.isEmpty ? 0 : choice {
+                    case 0..<4:
                         serial += 1
                         _ = try context.insert("Post", ["title": "p\(serial)", "body": bodies.randomElement(using: &random)! ?? NSNull(),
                                                         "views": Int.random(in: 0..<20, using: &random)])

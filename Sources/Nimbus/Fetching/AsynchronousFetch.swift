@@ -25,7 +25,7 @@ extension ManagedObjectContext {
     ///   - progress: told how many rows were read; nil for none.
     /// - Throws: `CancellationError` when the task is cancelled, or the errors of
     ///   ``fetch(_:)``.
-    public func fetch<Result>(_ request: FetchRequest<Result>, progress: FetchProgress? = nil) async throws -> [Result] {
+    public func fetch<Result: SendableMetatype>(_ request: FetchRequest<Result>, progress: FetchProgress? = nil) async throws -> [Result] {
         try Task.checkCancellation()
         let plan = try await perform { () throws -> UncheckedSendable<AsynchronousFetchPlan<Result>> in
             UncheckedSendable(try self.asynchronousFetchPlan(request, progress: progress))
