@@ -177,6 +177,31 @@ struct FetchedResultsControllerTests {
         }
     }
 
+    @Test("typed results from a #Predicate request; a request without sort descriptors is refused")
+    func typedResults() throws {
+        let stack = try TestStack(model: try SwiftPredicateTests.model())
+        let context = stack.newContext()
+        let recorder = TypedRecorder()
+        var request = try FetchRequest<Article>(entityName: "Article", predicate: #Predicate<Article> { $0.views >= 10 })
+        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context)
+        #expect(throws: NimbusError.self) { try context.performAndWait { try controller.performFetch() } }
+        request.sortDescriptors = [FetchSortDescriptor("views", ascending: false)]
+        let typed = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "published")
+        typed.delegate = recorder
+        try context.performAndWait { () throws in
+            for views in [5, 10, 20] { _ = try context.insert("Article", ["title": "a\(views)", "views": views]) }
+            try context.save()
+            try typed.performFetch()
+            let articles: [Article] = try #require(typed.fetchedObjects)
+            #expect(articles.map(\.views) == [20, 10])
+            #expect(typed.sections?.map(\.name) == ["0"])
+            _ = try context.insert("Article", ["title": "late", "views": 15])
+            try context.processPendingChanges()
+            #expect(recorder.inserted.map(\.title) == ["late"])
+            #expect(recorder.inserted.first.flatMap(typed.indexPath(forObject:)) == ResultsIndexPath(item: 1, section: 0))
+        }
+    }
+
     @Test("differences arrive as an async sequence of IDs, with permanent IDs once saved")
     func asyncDifferences() async throws {
         let stack = try TestStack()
@@ -272,5 +297,15 @@ struct FetchedResultsControllerTests {
             try check(from: useOther ? before : afterPending, changed: useOther ? changed : [], step: step, useOther: useOther)
         }
         #expect(reportedChanges > 60)
+    }
+}
+
+/// A delegate of a results controller of a typed class.
+final class TypedRecorder: FetchedResultsControllerDelegate {
+    var inserted: [Article] = []
+
+    func controller(_ controller: FetchedResultsController<Article>, didChange object: Article, at indexPath: ResultsIndexPath?,
+                    for type: FetchedResultsChangeType, newIndexPath: ResultsIndexPath?) {
+        if type == .insert { inserted.append(object) }
     }
 }

@@ -73,8 +73,13 @@ public final class FetchedResultsController<Result: ManagedObject>: @unchecked S
     /// try context.performAndWait { try controller.performFetch() }
     /// ```
     ///
-    /// - Throws: the errors of ``ManagedObjectContext/fetch(_:)``.
+    /// - Throws: ``NimbusError/Code-swift.struct/invalidArgument`` when the request has no
+    ///   sort descriptors (the results need a stable order), or the errors of
+    ///   ``ManagedObjectContext/fetch(_:)``.
     public func performFetch() throws {
+        guard !fetchRequest.sortDescriptors.isEmpty else {
+            throw NimbusError(.invalidArgument, "a results controller needs a fetch request with sort descriptors (the first by the section name key path)")
+        }
         let sections = try fetchSections()
         install(sections)
         if !isObserving {
