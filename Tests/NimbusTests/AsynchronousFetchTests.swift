@@ -25,12 +25,16 @@ struct AsynchronousFetchTests {
         return request
     }
 
-    @Test("fetching 20,000 rows reports rising progress up to the total and returns every object in order")
+    @Test("fetching 20,000 rows reports rising progress up to the total, leaves the context's queue free, and returns every object in order")
     func progress() async throws {
         let (stack, context) = try Self.largeStore(20_000)
         let seen = Mutex<[Int64]>([])
+        let queueWasFree = Mutex<[Bool]>([])
         let progress = FetchProgress(reportingInterval: 1000) { progress in
             seen.withLock { $0.append(progress.completedUnitCount) }
+            // Rows are read off the context's queue, which stays free for other work.
+            let free = !context.isOnQueue && context.performAndWait { context.registeredObjects.isEmpty }
+            queueWasFree.withLock { $0.append(free) }
         }
         let posts = try await context.fetch(Self.byViews(), progress: progress)
         #expect(posts.count == 20_000)
@@ -41,6 +45,7 @@ struct AsynchronousFetchTests {
         #expect(values.count >= 20)
         #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 }, "progress went back: \(values)")
         #expect(values.last == 20_000)
+        #expect(queueWasFree.withLock { $0.allSatisfy { $0 } })
         let views = context.performAndWait {
             [posts.first!.value(forKey: "views") as? Int64, posts.last!.value(forKey: "views") as? Int64]
         }
