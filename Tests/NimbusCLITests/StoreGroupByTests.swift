@@ -42,6 +42,16 @@ struct StoreGroupByTests {
                                                          "count=1  email=grace@example.com"])
     }
 
+    @Test("--sort count:desc lists the most duplicated first, and --limit slices after counting")
+    func sortByCount() throws {
+        let groups = try #require(try cli.json(["store", "fetch", "people.sqlite", "Person", "--group-by", "email", "--count",
+                                                 "--predicate", "email != nil", "--sort", "count:desc", "--sort", "email", "--limit", "2", "--json"]) as? [[String: Any]])
+        #expect(groups.map { $0["email"] as? String } == ["alan@example.com", "ada@example.com"])
+        #expect(groups.map { $0["count"] as? Int } == [3, 2])
+        let refused = try cli.run(["store", "fetch", "people.sqlite", "Person", "--group-by", "email", "--sort", "count"])
+        #expect(refused.status != 0 && refused.stderr.contains("--sort count needs --count"), "\(refused.stderr)")
+    }
+
     @Test("--group-by is repeatable, combines with --predicate, --sort and --limit, and works without --count")
     func repeatedKeys() throws {
         let groups = try #require(try cli.json(["store", "fetch", "people.sqlite", "Person", "--group-by", "email", "--group-by", "name",

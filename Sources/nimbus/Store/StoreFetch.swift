@@ -15,7 +15,7 @@ extension StoreCommand {
         @Argument(help: "The store file.") var store: String
         @Argument(help: "The entity name.") var entity: String
         @Option(help: "A predicate in Core Data's format, e.g. \"age > 30 AND name BEGINSWITH[c] 'a'\".") var predicate: String?
-        @Option(help: "Sort by KEY, KEY:desc or KEY:asc; repeat for more keys.") var sort: [String] = []
+        @Option(help: "Sort by KEY, KEY:desc or KEY:asc; repeat for more keys. With --group-by and --count, `count` sorts by group size.") var sort: [String] = []
         @Option(help: "The most objects to return.") var limit: Int?
         @Option(help: "How many objects to skip.") var offset: Int?
         @Option(name: .customLong("group-by"), help: "Group by KEY (a property or to-one key path); repeat for more keys.") var groupBy: [String] = []
