@@ -80,6 +80,7 @@ struct SwiftPredicateTests {
         ("views >= 10 AND views <= 50", #Predicate<Article> { $0.views >= 10 && $0.views <= 50 }),
         ("views < 10 OR title == 'Swift'", #Predicate<Article> { $0.views < 10 || $0.title == "Swift" }),
         ("NOT (published == YES)", #Predicate<Article> { !($0.published == true) }),
+        ("published == YES", #Predicate<Article> { $0.published }),
         ("title != nil", #Predicate<Article> { $0.title != nil }),
         ("title == nil", #Predicate<Article> { $0.title == nil }),
         ("author.name == 'Ada'", #Predicate<Article> { $0.author?.name == "Ada" }),
@@ -165,6 +166,8 @@ struct SwiftPredicateTests {
         try request.setPredicate(#Predicate<Article> { $0.author?.nickname == "AT" })
         let titles = try context.performAndWait { try context.fetch(request).compactMap { $0["title"] as? String } }
         #expect(titles == ["Cocoa", "Swine"])
+        #expect(try QueryPredicate(#Predicate<Article> { _ in true }) == .truePredicate)
+        #expect(try QueryPredicate(#Predicate<Article> { _ in false }) == .falsePredicate)
         withExtendedLifetime(stack) {}
     }
 

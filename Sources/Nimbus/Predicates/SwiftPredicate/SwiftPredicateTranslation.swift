@@ -46,6 +46,7 @@ struct SwiftPredicateTranslation {
     mutating func predicate(_ expression: some PredicateExpression) throws -> QueryPredicate {
         switch try node(expression) {
         case let .predicate(predicate): predicate
+        case let .expression(.constant(.bool(value))): value ? .truePredicate : .falsePredicate
         case let .expression(value): .comparison(.init(value, .equal, .constant(.bool(true))))
         }
     }
