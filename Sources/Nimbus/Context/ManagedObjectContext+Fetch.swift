@@ -41,6 +41,7 @@ extension ManagedObjectContext {
     /// The number of objects a request would fetch.
     public func count<Result>(for request: FetchRequest<Result>) throws -> Int {
         let entity = try entity(named: request.entityName)
+        if parent != nil { return try fetchMatchingIDs(request, entity: entity).count }
         if request.includesPendingChanges, !pendingObjects(of: entity, request).isEmpty {
             return try fetchMatchingIDs(request, entity: entity).count
         }
@@ -82,8 +83,14 @@ extension ManagedObjectContext {
     // MARK: Objects
 
     private func fetchObjects<Result>(_ request: FetchRequest<Result>, entity: EntityDescription) throws -> [ManagedObject] {
-        let stores = try persistentStoreCoordinator.stores(for: entity)
         let pending = pendingObjects(of: entity, request)
+        if parent != nil {
+            // A nested context sees what its parent sees, then its own unsaved changes.
+            let ids = try fetchIDsThroughParent(request, sliced: pending.isEmpty)
+            let objects = ids.map { object(with: $0) }
+            return pending.isEmpty ? objects : try mergePending(objects, pending: pending, request: request)
+        }
+        let stores = try persistentStoreCoordinator.stores(for: entity)
         let merging = !pending.isEmpty || stores.count > 1
         let query = try selectQuery(request, entity: entity, sliced: !merging)
         var objects: [ManagedObject] = []
@@ -156,9 +163,10 @@ extension ManagedObjectContext {
     }
 
     private func fetchMatchingIDs<Result>(_ request: FetchRequest<Result>, entity: EntityDescription) throws -> [ManagedObjectID] {
-        let stores = try persistentStoreCoordinator.stores(for: entity)
         let pending = pendingObjects(of: entity, request)
-        if pending.isEmpty && stores.count == 1 {
+        if parent != nil && pending.isEmpty { return try fetchIDsThroughParent(request, sliced: true) }
+        let stores = try persistentStoreCoordinator.stores(for: entity)
+        if pending.isEmpty && stores.count == 1 && parent == nil {
             let query = try selectQuery(request, entity: entity, sliced: true)
             return try read(stores[0]) { db in try stores[0].database.fetchIDs(query, db) }
         }

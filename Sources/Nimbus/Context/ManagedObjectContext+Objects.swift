@@ -48,7 +48,8 @@ extension ManagedObjectContext {
     /// The object for an ID: the registered one, or a fault the context registers.
     ///
     /// The object's row is not read until a property is accessed.
-    public func object(with objectID: ManagedObjectID) -> ManagedObject {
+    public func object(with requestedID: ManagedObjectID) -> ManagedObject {
+        let objectID = permanentIDsForTemporary[requestedID] ?? requestedID
         if let object = registry[objectID]?.object { return object }
         let object = objectID.entity.managedObjectClass.init(materializing: .init(id: objectID, context: self, snapshot: nil, asFault: true))
         register(object)
@@ -60,14 +61,14 @@ extension ManagedObjectContext {
     /// - Throws: ``NimbusError/Code-swift.struct/objectNotFound``.
     public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
         let object = object(with: objectID)
-        if objectID.isTemporaryID {
+        if objectID.isTemporaryID && parent == nil {
             guard object.flags.isInserted else {
                 throw NimbusError(.objectNotFound, "no object with temporary ID \(objectID) in this context")
             }
             return object
         }
         if object.values == nil {
-            guard let snapshot = try persistentStoreCoordinator.snapshot(for: objectID, context: self) else {
+            guard let snapshot = try rowSnapshot(for: object.objectID) else {
                 unregister(object)
                 throw NimbusError(.objectNotFound, "no row for \(objectID): it was deleted or never saved")
             }
@@ -108,6 +109,7 @@ extension ManagedObjectContext {
     /// Replaces temporary IDs everywhere the context holds them.
     func remapIDs(_ map: [ManagedObjectID: ManagedObjectID]) {
         guard !map.isEmpty else { return }
+        permanentIDsForTemporary.merge(map) { $1 }
         for (old, new) in map {
             guard let object = registry.removeValue(forKey: old)?.object else { continue }
             object.objectID = new

@@ -48,7 +48,7 @@ extension ManagedObjectContext {
         if mergeChanges, let values = object.values, object.hasPersistentChangedValues {
             let changed = object.changedPropertyIndexes()
             let kept = changed.map { ($0, values[$0]) }
-            guard let snapshot = try? persistentStoreCoordinator.snapshot(for: object.objectID, context: self) else { return }
+            guard let snapshot = try? rowSnapshot(for: object.objectID) else { return }
             object.fulfill(with: snapshot)
             for (index, value) in kept {
                 if object.entity.properties[index].relationship?.isToMany == true {

@@ -20,6 +20,11 @@ extension ManagedObjectContext {
         let inserted = insertedSet.filter { !$0.flags.isDeleted }
         let deleted = deletedSet.filter { !$0.flags.isInserted }
         let updated = changedSet.filter { !$0.flags.isInserted && !$0.flags.isDeleted && !$0.flags.isDeletedInStore && $0.hasPersistentChangedValues }
+        if let parent {
+            saveIntoParent(parent, inserted: inserted, updated: updated, deleted: deleted)
+            didSave(inserted: inserted, updated: updated, deleted: deleted, permanentIDs: [:], versions: [:])
+            return
+        }
 
         var requests: [String: (PersistentStore, SaveRequest)] = [:]
         func request(for object: ManagedObject) throws -> String {
@@ -96,6 +101,7 @@ extension ManagedObjectContext {
     private func didSave(inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>,
                          permanentIDs: [ManagedObjectID: ManagedObjectID], versions: [ManagedObjectID: Int64]) {
         remapIDs(permanentIDs)
+        propagatePermanentIDs(permanentIDs)
         for (old, _) in permanentIDs { assignedStores[old] = nil }
         var notification = SaveNotification()
         var saved: [(ManagedObjectID, RowSnapshot)] = []
@@ -130,8 +136,9 @@ extension ManagedObjectContext {
         insertedSet.removeAll()
         deletedSet.removeAll()
         changedSet.removeAll()
-        persistentStoreCoordinator.rowCache.apply(saved: saved, deleted: Array(notification.deletedObjectIDs))
         for object in inserted.union(updated) { object.didSave() }
+        guard parent == nil else { return }
+        persistentStoreCoordinator.rowCache.apply(saved: saved, deleted: Array(notification.deletedObjectIDs))
         advanceQueryGeneration()
         persistentStoreCoordinator.didSave(notification, from: self)
         notifyChangeObservers()

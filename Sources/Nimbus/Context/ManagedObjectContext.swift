@@ -67,10 +67,33 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
     var generation: QueryGeneration = .unpinned
 
-    /// Creates a context.
-    public init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator) {
+    /// The parent of a nested context: it reads through its parent and saves into it.
+    public let parent: ManagedObjectContext?
+    /// Nested contexts of this one, told when this context's saves make IDs permanent.
+    var children: [WeakContextReference] = []
+    /// Permanent IDs of objects this context saved while they had temporary ones.
+    var permanentIDsForTemporary: [ManagedObjectID: ManagedObjectID] = [:]
+
+    /// Creates a context on a coordinator.
+    public convenience init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator) {
+        self.init(concurrencyType: concurrencyType, coordinator: coordinator, parent: nil)
+    }
+
+    /// Creates a nested context: it fetches through its parent (seeing the parent's unsaved
+    /// changes) and its ``save()`` pushes changes into the parent, not to the store.
+    ///
+    /// ```swift
+    /// let editor = ManagedObjectContext(concurrencyType: .privateQueue, parent: container.viewContext)
+    /// ```
+    public convenience init(concurrencyType: ConcurrencyType, parent: ManagedObjectContext) {
+        self.init(concurrencyType: concurrencyType, coordinator: parent.persistentStoreCoordinator, parent: parent)
+        parent.performAndWait { parent.children.append(WeakContextReference(context: self)) }
+    }
+
+    private init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext?) {
         self.concurrencyType = concurrencyType
         self.persistentStoreCoordinator = coordinator
+        self.parent = parent
         switch concurrencyType {
         case .mainQueue: queue = .main
         case .privateQueue: queue = DispatchQueue(label: "nimbus.context")
@@ -136,7 +159,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The object registered for an ID, if the context has it.
     public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
-        registry[objectID]?.object
+        registry[permanentIDsForTemporary[objectID] ?? objectID]?.object
     }
 
     /// Every object the context holds.
@@ -158,6 +181,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
         deletedSet.remove(object)
         changedSet.remove(object)
     }
+}
+
+/// A weak reference to a nested context.
+struct WeakContextReference {
+    weak var context: ManagedObjectContext?
 }
 
 /// A weak reference for the registry: unchanged objects go away when the app drops them.

@@ -72,6 +72,9 @@ extension ManagedObjectContext {
     ///   stores are in the coordinator any more.
     public func setQueryGenerationFrom(_ token: QueryGenerationToken?) throws {
         guard let token else { generation = .unpinned; return }
+        guard parent == nil else {
+            throw NimbusError(.invalidArgument, "a nested context reads through its parent and is always unpinned; pin the parent instead")
+        }
         if token.isCurrentMarker { generation = .current; return }
         let present = Set(persistentStoreCoordinator.persistentStores.map(\.identifier))
         guard !token.stores.isDisjoint(with: present) else {

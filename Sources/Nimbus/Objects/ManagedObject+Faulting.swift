@@ -31,7 +31,7 @@ extension ManagedObject {
             try context.loadSnapshots(for: Array(group.batch(containing: position)))
             if values != nil { return }
         }
-        if let snapshot = try context.persistentStoreCoordinator.snapshot(for: objectID, context: context) {
+        if let snapshot = try context.rowSnapshot(for: objectID) {
             fulfill(with: snapshot)
         } else if context.shouldDeleteInaccessibleFaults {
             markInaccessible()
@@ -57,7 +57,9 @@ extension ManagedObject {
 
     /// Loads the destinations of a to-many relationship from the store.
     func loadToMany(_ index: Int) throws -> [ManagedObjectID] {
-        guard !objectID.isTemporaryID, let context = managedObjectContext else { return [] }
+        guard let context = managedObjectContext else { return [] }
+        if let parent = context.parent { return context.destinationsFromParent(parent, of: objectID, index: index) }
+        guard !objectID.isTemporaryID else { return [] }
         return try context.persistentStoreCoordinator.destinations(of: objectID, relationshipIndex: index, context: context)
     }
 

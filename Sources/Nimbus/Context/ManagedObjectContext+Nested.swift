@@ -1,0 +1,86 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// The row of an object as this context's source sees it: the parent's current values
+    /// for a nested context, the store's row otherwise. Nil when the object is gone there.
+    func rowSnapshot(for id: ManagedObjectID) throws -> RowSnapshot? {
+        guard let parent else { return try persistentStoreCoordinator.snapshot(for: id, context: self) }
+        return parent.performAndWait { () -> RowSnapshot? in
+            let object = parent.object(with: id)
+            object.fireFaultIfNeeded()
+            guard !object.flags.isDeleted, !object.flags.isDeletedInStore, var values = object.values else { return nil }
+            for index in object.entity.toManyIndexes { values[index] = .null }
+            return RowSnapshot(version: object.committed?.version ?? 0, values: values)
+        }
+    }
+
+    /// The current destinations of a to-many relationship in the parent.
+    func destinationsFromParent(_ parent: ManagedObjectContext, of id: ManagedObjectID, index: Int) -> [ManagedObjectID] {
+        parent.performAndWait {
+            let object = parent.object(with: id)
+            object.ensureToManyLoaded(index)
+            if case let .objects(ids) = object.values?[index] { return ids }
+            return []
+        }
+    }
+
+    /// The IDs a fetch gives in the parent, with the parent's (and its ancestors') unsaved
+    /// changes applied.
+    func fetchIDsThroughParent<Result>(_ request: FetchRequest<Result>, sliced: Bool) throws -> [ManagedObjectID] {
+        guard let parent else { return [] }
+        var ids = FetchRequest<ManagedObjectID>(entityName: request.entityName)
+        ids.predicate = request.predicate
+        ids.sortDescriptors = request.sortDescriptors
+        ids.includesSubentities = request.includesSubentities
+        ids.includesPendingChanges = request.includesPendingChanges
+        if sliced {
+            ids.fetchLimit = request.fetchLimit
+            ids.fetchOffset = request.fetchOffset
+        }
+        return try parent.performAndWait { try parent.fetch(ids) }
+    }
+
+    /// Pushes this nested context's changes into its parent: new objects appear there with
+    /// the same IDs, changed values are set, deleted objects are deleted. Nothing is written
+    /// to the store until the parent saves.
+    func saveIntoParent(_ parent: ManagedObjectContext, inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>) {
+        let insertedRows = inserted.sorted { $0.insertionSequence < $1.insertionSequence }.map { ($0.objectID, $0.values!) }
+        let updatedRows = updated.map { object in
+            (object.objectID, object.changedPropertyIndexes().map { (index: $0, value: object.values![$0]) })
+        }
+        let deletedIDs = deleted.map(\.objectID)
+        parent.performAndWait {
+            for (id, values) in insertedRows {
+                let object = id.entity.managedObjectClass.init(materializing: .init(id: id, context: parent, snapshot: nil, asFault: true))
+                object.values = values
+                object.loadedToMany = Set(id.entity.toManyIndexes)
+                object.flags.isInserted = true
+                parent.insertionCounter += 1
+                object.insertionSequence = parent.insertionCounter
+                parent.insertedSet.insert(object)
+                parent.register(object)
+            }
+            for (id, changes) in updatedRows {
+                let object = parent.object(with: id)
+                object.fireFaultIfNeeded()
+                for (index, value) in changes {
+                    if object.entity.properties[index].relationship?.isToMany == true { object.ensureToManyLoaded(index) }
+                    object.setPrimitive(value, at: index)
+                }
+            }
+            for id in deletedIDs { parent.delete(parent.object(with: id)) }
+        }
+    }
+
+    /// Tells nested contexts which temporary IDs became permanent.
+    func propagatePermanentIDs(_ map: [ManagedObjectID: ManagedObjectID]) {
+        guard !map.isEmpty else { return }
+        children.removeAll { $0.context == nil }
+        for child in children.compactMap(\.context) {
+            child.perform {
+                child.remapIDs(map)
+                child.propagatePermanentIDs(map)
+            }
+        }
+    }
+}
