@@ -202,6 +202,33 @@ struct FetchedResultsControllerTests {
         }
     }
 
+    @Test("a nested context's save reaches a controller of its parent before anything is written")
+    func nestedContextSave() throws {
+        let stack = try TestStack()
+        let parent = stack.newContext()
+        let recorder = ResultsRecorder()
+        let controller = FetchedResultsController(fetchRequest: Self.request(), managedObjectContext: parent, sectionNameKeyPath: "body")
+        controller.delegate = recorder
+        try parent.performAndWait { () throws in
+            _ = try parent.insert("Post", ["title": "a", "body": "x", "views": 1])
+            try parent.save()
+            try controller.performFetch()
+        }
+        let before = parent.performAndWait { controller.snapshot }
+        let child = ManagedObjectContext(concurrencyType: .privateQueue, parent: parent)
+        try child.performAndWait { () throws in
+            _ = try child.insert("Post", ["title": "b", "body": "x", "views": 9])
+            try child.save()
+        }
+        try parent.performAndWait { () throws in
+            let batch = try #require(recorder.take().first)
+            #expect(batch.objectChanges.map(\.type) == [.insert])
+            #expect(batch.objectChanges.first?.newIndexPath == ResultsIndexPath(item: 0, section: 0))
+            #expect(ResultsRecorder.same(ResultsRecorder.apply(batch, to: before), try Self.refetch(parent)))
+            #expect(parent.hasChanges)
+        }
+    }
+
     @Test("differences arrive as an async sequence of IDs, with permanent IDs once saved")
     func asyncDifferences() async throws {
         let stack = try TestStack()
