@@ -110,6 +110,13 @@ struct AsynchronousFetchTests {
         #expect(fetched.allSatisfy { !$0.isTemporaryID })
         #expect(idProgress.totalUnitCount == 10)
         #expect(idProgress.completedUnitCount == 10)
+
+        // A nested context sees its parent's unsaved objects.
+        try context.performAndWait { () throws in _ = try context.insert("Post", ["title": "unsaved", "views": -2]) }
+        let child = ManagedObjectContext(concurrencyType: .privateQueue, parent: context)
+        let seen = try await child.fetch(Self.byViews())
+        #expect(seen.count == 52)
+        #expect(child.performAndWait { seen.first?.value(forKey: "title") as? String } == "unsaved")
         withExtendedLifetime(stack) {}
     }
 }

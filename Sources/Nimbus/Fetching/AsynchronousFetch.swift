@@ -9,8 +9,8 @@ extension ManagedObjectContext {
     /// Rows are read off the context's queue (the context stays free for other work);
     /// the objects are then registered on the queue in one step. When the context has
     /// unsaved changes of the entity, or the entity spans several stores, or the request
-    /// asks for dictionaries or a count, or the context is pinned to a query generation,
-    /// the fetch runs on the context's queue instead and
+    /// asks for dictionaries or a count, or the context is pinned to a query generation or
+    /// nested in a parent context, the fetch runs on the context's queue instead and
     /// the progress completes at once. Use the objects on the context's queue. For example:
     ///
     /// ```swift
@@ -60,7 +60,7 @@ extension ManagedObjectContext {
         let entity = try entity(named: request.entityName)
         let stores = try persistentStoreCoordinator.stores(for: entity)
         let streamable = (request.resultType == .managedObject || request.resultType == .managedObjectID)
-            && stores.count == 1 && pendingObjects(of: entity, request).isEmpty && !isPinned
+            && stores.count == 1 && pendingObjects(of: entity, request).isEmpty && !isPinned && parent == nil
         guard streamable else {
             let results = try fetch(request)
             progress?.start(total: results.count)

@@ -20,10 +20,12 @@ public struct ResultsIndexPath: Sendable, Hashable, Comparable, CustomStringConv
     /// The item's index, as table views call it.
     public var row: Int { item }
 
+    /// Orders by section, then by item.
     public static func < (lhs: ResultsIndexPath, rhs: ResultsIndexPath) -> Bool {
         (lhs.section, lhs.item) < (rhs.section, rhs.item)
     }
 
+    /// `[section, item]`.
     public var description: String { "[\(section), \(item)]" }
 }
 
@@ -161,11 +163,16 @@ public protocol FetchedResultsControllerDelegate<Result>: AnyObject {
     func controllerDidChangeContent(_ controller: FetchedResultsController<Result>)
 }
 
+/// Empty defaults, so a delegate implements only what it needs.
 extension FetchedResultsControllerDelegate {
+    /// Does nothing.
     public func controllerWillChangeContent(_ controller: FetchedResultsController<Result>) {}
+    /// Does nothing.
     public func controller(_ controller: FetchedResultsController<Result>, didChange section: FetchedResultsSection<Result>,
                            atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {}
+    /// Does nothing.
     public func controller(_ controller: FetchedResultsController<Result>, didChange object: Result, at indexPath: ResultsIndexPath?,
                            for type: FetchedResultsChangeType, newIndexPath: ResultsIndexPath?) {}
+    /// Does nothing.
     public func controllerDidChangeContent(_ controller: FetchedResultsController<Result>) {}
 }
