@@ -69,6 +69,7 @@ extension ManagedObjectContext {
                 }
             }
             for id in deletedIDs { parent.delete(parent.object(with: id)) }
+            parent.notifyChangeObservers()
         }
     }
 

@@ -73,6 +73,7 @@ extension ManagedObjectContext {
     /// context's own unsaved changes on top), deleted objects are removed, and
     /// inserted objects become available.
     public func mergeChanges(fromContextDidSave notification: SaveNotification) {
+        defer { notifyChangeObservers() }
         advanceQueryGeneration()
         for id in notification.updatedObjectIDs.union(notification.insertedObjectIDs) {
             guard let object = registry[id]?.object else { continue }

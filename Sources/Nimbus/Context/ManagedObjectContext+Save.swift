@@ -141,6 +141,7 @@ extension ManagedObjectContext {
         persistentStoreCoordinator.rowCache.apply(saved: saved, deleted: Array(notification.deletedObjectIDs))
         advanceQueryGeneration()
         persistentStoreCoordinator.didSave(notification, from: self)
+        notifyChangeObservers()
     }
 
     /// Assigns a new object to a store (when several stores hold its entity).

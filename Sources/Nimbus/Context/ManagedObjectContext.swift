@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A scratch pad of objects: fetch them, change them, save them in one transaction.
 ///
@@ -57,6 +58,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Stores chosen with ``assign(_:to:)`` for new objects.
     var assignedStores: [ManagedObjectID: String] = [:]
     var insertionCounter = 0
+    /// Called on the context's queue at the end of a save, a merge and
+    /// ``processPendingChanges()``; results controllers listen here.
+    let changeObservers = Mutex<[ObjectIdentifier: @Sendable () -> Void]>([:])
+
+    func notifyChangeObservers() {
+        for observer in changeObservers.withLock({ Array($0.values) }) { observer() }
+    }
     var generation: QueryGeneration = .unpinned
 
     /// The parent of a nested context: it reads through its parent and saves into it.

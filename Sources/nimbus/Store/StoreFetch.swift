@@ -3,17 +3,24 @@ import Foundation
 import Nimbus
 
 extension StoreCommand {
-    /// `nimbus store fetch <store> <Entity> [--predicate P] [--sort KEY[:desc]] [--limit N] [--json]`.
+    /// `nimbus store fetch <store> <Entity> [--predicate P] [--sort KEY[:desc]] [--limit N]
+    /// [--group-by KEY …] [--having P] [--count] [--json]`.
+    ///
+    /// With `--group-by`, one result per group: the group's keys (and with `--count` its
+    /// size as `count`), the seed's duplicate finder:
+    /// `nimbus store fetch s.sqlite Person --group-by email --having "count > 1" --count --json`.
     struct Fetch: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Fetch objects matching a predicate.")
 
         @Argument(help: "The store file.") var store: String
         @Argument(help: "The entity name.") var entity: String
         @Option(help: "A predicate in Core Data's format, e.g. \"age > 30 AND name BEGINSWITH[c] 'a'\".") var predicate: String?
-        @Option(help: "Sort by KEY, KEY:desc or KEY:asc; repeat for more keys.") var sort: [String] = []
+        @Option(help: "Sort by KEY, KEY:desc or KEY:asc; repeat for more keys. With --group-by and --count, `count` sorts by group size.") var sort: [String] = []
         @Option(help: "The most objects to return.") var limit: Int?
         @Option(help: "How many objects to skip.") var offset: Int?
-        @Flag(help: "Print only the number of matching objects.") var count = false
+        @Option(name: .customLong("group-by"), help: "Group by KEY (a property or to-one key path); repeat for more keys.") var groupBy: [String] = []
+        @Option(help: "With --group-by: keep groups matching this predicate; `count` names the group's size.") var having: String?
+        @Flag(help: "Print only the number of matching objects; with --group-by, each group's size as `count`.") var count = false
         @Flag(help: "Print the results as JSON.") var json = false
 
         func run() throws {
@@ -29,6 +36,10 @@ extension StoreCommand {
                 if let offset {
                     guard offset >= 0 else { throw CLIError("--offset must be 0 or more") }
                     request.fetchOffset = offset
+                }
+                if !groupBy.isEmpty || having != nil {
+                    try fetchGroups(request, session: session)
+                    return
                 }
                 try session.context.performAndWait { () throws in
                     if count {
