@@ -100,6 +100,7 @@ extension ManagedObjectContext {
             let ids = try read(store) { db in try store.database.fetchIDs(query, db) }
             let group = BatchFaultGroup(ids: ids, batchSize: request.fetchBatchSize)
             objects.reserveCapacity(ids.count)
+            reserveRegistryCapacity(ids.count)
             for (position, id) in ids.enumerated() {
                 let object = self.object(with: id)
                 if object.values == nil && object.committed == nil { object.batch = (group, position) }
@@ -109,12 +110,14 @@ extension ManagedObjectContext {
             for store in stores {
                 let ids = try read(store) { db in try store.database.fetchIDs(query, db) }
                 objects.reserveCapacity(objects.count + ids.count)
+                reserveRegistryCapacity(ids.count)
                 for id in ids { objects.append(self.object(with: id)) }
             }
         } else {
             for store in stores {
                 let rows = try read(store) { db in try store.database.fetchSnapshots(query, db) }
                 objects.reserveCapacity(objects.count + rows.count)
+                reserveRegistryCapacity(rows.count)
                 for (id, snapshot) in rows {
                     objects.append(materialize(id, snapshot: snapshot, asFault: request.returnsObjectsAsFaults))
                 }

@@ -90,7 +90,8 @@ extension ManagedObjectContext {
     public var deletedObjects: Set<ManagedObject> { deletedSet.filter { !$0.flags.isInserted } }
 
     func markChanged(_ object: ManagedObject) {
-        if !object.flags.isChanged {
+        // New objects are tracked as inserted already.
+        if !object.flags.isChanged && !object.flags.isInserted {
             object.flags.isChanged = true
             changedSet.insert(object)
         }

@@ -3,10 +3,11 @@ extension ManagedObjectContext {
     func validateForSave() throws {
         var failures: [NimbusError.ValidationFailure] = []
         let candidates = insertedSet.union(changedSet).filter { !$0.flags.isDeleted && !$0.flags.isDeletedInStore }
-        for object in candidates.sorted(by: { $0.objectID < $1.objectID }) {
+        for object in candidates {
             failures += object.validationFailures()
         }
         guard failures.isEmpty else {
+            failures.sort { ($0.objectID, $0.property) < ($1.objectID, $1.property) }
             var error = NimbusError(.validationFailed, "\(failures.count) validation failure(s): "
                 + failures.map(\.description).joined(separator: "; "))
             error.validationFailures = failures

@@ -167,6 +167,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
         Set(registry.values.compactMap(\.object))
     }
 
+    /// Makes room for `count` more objects: sweeps released ones at most once.
+    func reserveRegistryCapacity(_ count: Int) {
+        if registry.count + count > registrySweepThreshold {
+            registry = registry.filter { $0.value.object != nil }
+            registrySweepThreshold = max(1024, (registry.count + count) * 2)
+        }
+        registry.reserveCapacity(registry.count + count)
+    }
+
     func register(_ object: ManagedObject) {
         registry[object.objectID] = WeakObject(object)
         if registry.count > registrySweepThreshold {

@@ -89,7 +89,7 @@ extension ManagedObjectContext {
     func read<T>(_ store: PersistentStore, _ block: (Database) throws -> T) throws -> T {
         switch generation {
         case .unpinned:
-            return try store.database.read(block)
+            return try store.database.readStatement(block)
         case .current:
             let token = try QueryGenerationToken.pinning(persistentStoreCoordinator.persistentStores)
             generation = .pinned(token, followsCurrent: true)

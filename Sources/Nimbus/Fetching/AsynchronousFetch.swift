@@ -124,14 +124,15 @@ extension SQLiteDatabase {
         let sql = "SELECT \(columns) " + query.fromClause(reader: reader) + query.tail
         let started = ContinuousClock.now
         let arguments = StatementArguments(query.arguments)
-        let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+        let statement = try db.cachedStatement(sql: sql)
+        let cursor = try Row.fetchCursor(statement, arguments: arguments)
         let interval = progress?.reportingInterval ?? 256
         var result: [(ManagedObjectID, RowSnapshot?)] = []
         while let row = try cursor.next() {
             if idsOnly {
                 guard let entity = model.entity(number: row[1]) else { continue }
                 result.append((ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: row[0]), nil))
-            } else if let read = reader.read(row, storeIdentifier: identifier, model: model) {
+            } else if let read = reader.read(statement: statement.sqliteStatement, storeIdentifier: identifier, model: model) {
                 result.append(read)
             }
             if result.count % 256 == 0, cancelled.isSet { throw CancellationError() }

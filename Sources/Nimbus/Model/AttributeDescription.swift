@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An attribute of an entity: its name, type, optionality, default and validation rules.
 ///
@@ -92,9 +93,9 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
         case let .decimal(decimal): return rangeFailure(NSDecimalNumber(decimal: decimal).doubleValue)
         case let .date(date): return rangeFailure(date.timeIntervalSinceReferenceDate)
         case let .string(string):
-            if let failure = lengthFailure(string.count, unit: "characters") { return failure }
+            if minLength != nil || maxLength != nil, let failure = lengthFailure(string.count, unit: "characters") { return failure }
             if let pattern = regularExpression {
-                guard let regex = try? NSRegularExpression(pattern: pattern) else { return "has an invalid pattern \(pattern)" }
+                guard let regex = RegularExpressionCache.regex(pattern) else { return "has an invalid pattern \(pattern)" }
                 let range = NSRange(string.startIndex..., in: string)
                 let match = regex.firstMatch(in: string, options: [.anchored], range: range)
                 if match?.range != range { return "does not match \(pattern)" }
@@ -146,3 +147,21 @@ extension AttributeDescription {
     }
 }
 
+
+/// Compiled validation patterns, shared by every object of every model.
+enum RegularExpressionCache {
+    private final class Box: @unchecked Sendable {
+        let regex: NSRegularExpression?
+        init(_ regex: NSRegularExpression?) { self.regex = regex }
+    }
+    private static let cache = Mutex<[String: Box]>([:])
+
+    static func regex(_ pattern: String) -> NSRegularExpression? {
+        cache.withLock { cache in
+            if let box = cache[pattern] { return box.regex }
+            let box = Box(try? NSRegularExpression(pattern: pattern))
+            cache[pattern] = box
+            return box.regex
+        }
+    }
+}

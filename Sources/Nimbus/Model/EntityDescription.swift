@@ -65,6 +65,10 @@ public final class EntityDescription: @unchecked Sendable {
     public internal(set) var rootEntityNumber: Int = 0
     weak var model: ManagedObjectModel?
     var attributeIndexes: [Int] = []
+    /// The values a new object starts with (defaults; empty to-many relationships).
+    var initialValues: [PropertyValue] = []
+    /// ``toManyIndexes`` as a set, for new objects.
+    var toManyIndexSet: Set<Int> = []
     var toOneIndexes: [Int] = []
     var toManyIndexes: [Int] = []
 

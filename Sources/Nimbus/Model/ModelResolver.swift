@@ -60,6 +60,12 @@ enum ModelResolver {
             }
             entity.properties = all.values.sorted { $0.name < $1.name }
             entity.propertyIndexes = Dictionary(uniqueKeysWithValues: entity.properties.enumerated().map { ($1.name, $0) })
+            entity.initialValues = entity.properties.map { property in
+                switch property {
+                case let .attribute(attribute): attribute.defaultValue ?? .null
+                case let .relationship(relationship): relationship.isToMany ? .objects([]) : .null
+                }
+            }
             for (index, property) in entity.properties.enumerated() where !property.isTransient {
                 switch property {
                 case .attribute: entity.attributeIndexes.append(index)
@@ -67,6 +73,8 @@ enum ModelResolver {
                 }
             }
         }
+
+        for entity in entities { entity.toManyIndexSet = Set(entity.toManyIndexes) }
 
         // Relationships: destinations and inverses.
         for entity in entities {

@@ -35,6 +35,15 @@ extension PropertyValue {
     /// - Throws: ``NimbusError/Code-swift.struct/typeMismatch`` when the value cannot
     ///   represent the type (a string for an integer, an out-of-range integer, …).
     public init(_ value: Any?, for type: AttributeType, transformerName: String? = nil) throws {
+        // The common case first: the attribute's own Swift type, one cast.
+        switch type {
+        case .string: if let string = value as? String { self = .string(string); return }
+        case .integer64: if let int = value as? Int64 { self = .integer(int); return }
+        case .double: if let double = value as? Double { self = .double(double); return }
+        case .boolean: if let bool = value as? Bool { self = .bool(bool); return }
+        case .date: if let date = value as? Date { self = .date(date); return }
+        default: break
+        }
         guard let value, !(value is NSNull) else { self = .null; return }
         if let already = value as? PropertyValue { self = already; return }
         func mismatch() -> NimbusError {

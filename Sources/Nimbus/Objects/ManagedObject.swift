@@ -45,13 +45,8 @@ open class ManagedObject {
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
         self.objectID = ManagedObjectID(temporaryFor: entity)
-        self.values = entity.properties.map { property in
-            switch property {
-            case let .attribute(attribute): attribute.defaultValue ?? .null
-            case let .relationship(relationship): relationship.isToMany ? .objects([]) : .null
-            }
-        }
-        self.loadedToMany = Set(entity.toManyIndexes)
+        self.values = entity.initialValues
+        self.loadedToMany = entity.toManyIndexSet
         if let context { context.insert(self) }
     }
 

@@ -68,7 +68,9 @@ extension ManagedObjectID: Comparable {
     public static func < (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
         if lhs.entity.entityNumber != rhs.entity.entityNumber { return lhs.entity.entityNumber < rhs.entity.entityNumber }
         if lhs.primaryKey != rhs.primaryKey { return lhs.primaryKey < rhs.primaryKey }
-        return (lhs.temporaryReference?.uuidString ?? "") < (rhs.temporaryReference?.uuidString ?? "")
+        let left = lhs.temporaryReference?.uuid ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).uuid
+        let right = rhs.temporaryReference?.uuid ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).uuid
+        return withUnsafeBytes(of: left) { l in withUnsafeBytes(of: right) { r in l.lexicographicallyPrecedes(r) } }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Reads an entity's rows (its sub-entities' included) into snapshots.
 ///
@@ -50,23 +51,52 @@ struct EntityReader: Sendable {
         self.plans = plans
     }
 
-    /// Reads the current row of a statement into an ID and a snapshot.
+    /// Reads the current row of a stepping statement straight from SQLite's column API: the
+    /// hot path of fetches (no `Row` indirection, no intermediate `DatabaseValue`).
     @inline(__always)
-    func read(_ row: Row, storeIdentifier: String, model: ManagedObjectModel) -> (ManagedObjectID, RowSnapshot)? {
-        let primaryKey: Int64 = row[0]
-        let entityNumber: Int = row[1]
+    func read(statement: SQLiteStatement, storeIdentifier: String, model: ManagedObjectModel) -> (ManagedObjectID, RowSnapshot)? {
+        let primaryKey = sqlite3_column_int64(statement, 0)
+        let entityNumber = Int(sqlite3_column_int64(statement, 1))
         guard let concrete = model.entity(number: entityNumber), let plan = plans[entityNumber] else { return nil }
-        let version: Int64 = row.hasNull(atIndex: 2) ? 1 : row[2]
+        let version = sqlite3_column_type(statement, 2) == SQLITE_NULL ? 1 : sqlite3_column_int64(statement, 2)
         var values = [PropertyValue](repeating: .null, count: plan.count)
         for (index, read) in plan.enumerated() {
             switch read {
             case let .attribute(column, type):
-                values[index] = PropertyValue(row: row, index: column, type: type)
+                let c = Int32(column)
+                let storage = sqlite3_column_type(statement, c)
+                guard storage != SQLITE_NULL else { continue }
+                switch type {
+                case .integer16, .integer32, .integer64:
+                    values[index] = .integer(storage == SQLITE_FLOAT ? Int64(sqlite3_column_double(statement, c)) : sqlite3_column_int64(statement, c))
+                case .double, .float:
+                    values[index] = .double(sqlite3_column_double(statement, c))
+                case .boolean:
+                    values[index] = .bool(sqlite3_column_int64(statement, c) != 0)
+                case .date:
+                    values[index] = .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, c)))
+                case .string where storage == SQLITE_TEXT:
+                    let count = Int(sqlite3_column_bytes(statement, c))
+                    if let text = sqlite3_column_text(statement, c) {
+                        values[index] = .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+                    } else {
+                        values[index] = .string("")
+                    }
+                case .binaryData where storage == SQLITE_BLOB, .transformable where storage == SQLITE_BLOB:
+                    let count = Int(sqlite3_column_bytes(statement, c))
+                    values[index] = .data(count == 0 ? Data() : Data(bytes: sqlite3_column_blob(statement, c), count: count))
+                default:
+                    values[index] = PropertyValue(databaseValue: DatabaseValue(sqliteStatement: statement, index: c), type: type)
+                }
             case let .toOne(column, entityColumn, destination):
-                guard !row.hasNull(atIndex: column) else { continue }
+                let c = Int32(column)
+                guard sqlite3_column_type(statement, c) != SQLITE_NULL else { continue }
                 var target = destination
-                if let entityColumn, !row.hasNull(atIndex: entityColumn), let e = model.entity(number: row[entityColumn]) { target = e }
-                values[index] = .object(ManagedObjectID(entity: target, storeIdentifier: storeIdentifier, primaryKey: row[column]))
+                if let entityColumn, sqlite3_column_type(statement, Int32(entityColumn)) != SQLITE_NULL,
+                   let e = model.entity(number: Int(sqlite3_column_int64(statement, Int32(entityColumn)))) {
+                    target = e
+                }
+                values[index] = .object(ManagedObjectID(entity: target, storeIdentifier: storeIdentifier, primaryKey: sqlite3_column_int64(statement, c)))
             case .none:
                 continue
             }

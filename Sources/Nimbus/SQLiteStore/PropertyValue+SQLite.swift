@@ -23,6 +23,22 @@ extension PropertyValue {
         }
     }
 
+    /// The value to bind, as a plain Swift value (cheaper to bind than a `DatabaseValue`).
+    @inline(__always)
+    package var binding: (any DatabaseValueConvertible)? {
+        switch self {
+        case .null, .objects: nil
+        case let .integer(v): v
+        case let .double(v): v
+        case let .string(v): v
+        case let .bool(v): v ? 1 as Int64 : 0 as Int64
+        case let .date(v): v.timeIntervalSinceReferenceDate
+        case let .data(v): v
+        case let .object(id): id.primaryKey
+        default: databaseValue
+        }
+    }
+
     /// Reads a stored value as an attribute type.
     package init(databaseValue value: DatabaseValue, type: AttributeType) {
         switch (value.storage, type) {
@@ -49,21 +65,6 @@ extension PropertyValue {
         case let (.double(v), _): self = .double(v)
         case let (.string(v), _): self = .string(v)
         case let (.blob(v), _): self = .data(v)
-        }
-    }
-
-    /// Reads an attribute straight from a statement row (no intermediate `DatabaseValue`).
-    @inline(__always)
-    package init(row: Row, index: Int, type: AttributeType) {
-        if row.hasNull(atIndex: index) { self = .null; return }
-        switch type {
-        case .integer16, .integer32, .integer64: self = .integer(row[index])
-        case .double, .float: self = .double(row[index])
-        case .string: self = .string(row[index])
-        case .boolean: self = .bool((row[index] as Int64) != 0)
-        case .date: self = .date(Date(timeIntervalSinceReferenceDate: row[index]))
-        case .binaryData, .transformable: self = .data(row[index])
-        default: self = PropertyValue(databaseValue: row[index], type: type)
         }
     }
 }

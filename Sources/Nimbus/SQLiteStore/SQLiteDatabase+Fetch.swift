@@ -11,8 +11,9 @@ extension SQLiteDatabase {
         let arguments = StatementArguments(query.arguments)
         var result: [(ManagedObjectID, RowSnapshot)] = []
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
-        while let row = try cursor.next() {
-            if let read = reader.read(row, storeIdentifier: identifier, model: model) { result.append(read) }
+        let sqliteStatement = statement.sqliteStatement
+        while try cursor.next() != nil {
+            if let read = reader.read(statement: sqliteStatement, storeIdentifier: identifier, model: model) { result.append(read) }
         }
         SQLDebug.logFetch(sql: sql, arguments: arguments, rows: result.count, started: started, db: db)
         return result
@@ -67,8 +68,9 @@ extension SQLiteDatabase {
     func snapshot(for id: ManagedObjectID, _ db: Database) throws -> RowSnapshot? {
         let reader = reader(for: id.entity.rootEntity)
         let statement = try db.cachedStatement(sql: "SELECT \(reader.selectList) FROM \(reader.table) t0 WHERE t0.Z_PK = ?")
-        guard let row = try Row.fetchOne(statement, arguments: [id.primaryKey]) else { return nil }
-        return reader.read(row, storeIdentifier: identifier, model: model)?.1
+        let cursor = try Row.fetchCursor(statement, arguments: [id.primaryKey])
+        guard try cursor.next() != nil else { return nil }
+        return reader.read(statement: statement.sqliteStatement, storeIdentifier: identifier, model: model)?.1
     }
 
     /// Snapshots of many rows of one hierarchy, by primary key.
@@ -79,9 +81,12 @@ extension SQLiteDatabase {
         for chunk in stride(from: 0, to: ids.count, by: 500) {
             let keys = ids[chunk..<min(chunk + 500, ids.count)].map(\.primaryKey)
             let sql = "SELECT \(reader.selectList) FROM \(reader.table) t0 WHERE t0.Z_PK IN (\(keys.map(String.init).joined(separator: ",")))"
-            let cursor = try Row.fetchCursor(db, sql: sql)
-            while let row = try cursor.next() {
-                if let (id, snapshot) = reader.read(row, storeIdentifier: identifier, model: model) { result[id] = snapshot }
+            let statement = try db.makeStatement(sql: sql)
+            let cursor = try Row.fetchCursor(statement)
+            while try cursor.next() != nil {
+                if let (id, snapshot) = reader.read(statement: statement.sqliteStatement, storeIdentifier: identifier, model: model) {
+                    result[id] = snapshot
+                }
             }
         }
         return result

@@ -65,26 +65,24 @@ extension SQLiteDatabase {
 
     private func insertRow(id: ManagedObjectID, values: [PropertyValue], resolve: (ManagedObjectID) -> ManagedObjectID, _ db: Database) throws {
         let plan = insertPlans[id.entity.entityNumber - 1]
-        var arguments: [DatabaseValue] = [id.primaryKey.databaseValue, id.entity.entityNumber.databaseValue, 1.databaseValue]
+        var arguments: [(any DatabaseValueConvertible)?] = [id.primaryKey, Int64(id.entity.entityNumber), 1 as Int64]
         arguments.reserveCapacity(plan.argumentCount)
         for item in plan.items {
             switch item {
             case let .value(index):
-                arguments.append(values[index].databaseValue)
+                arguments.append(values[index].binding)
             case let .foreignKey(index, hasEntityColumn):
                 if case let .object(target) = values[index] {
                     let resolved = resolve(target)
-                    arguments.append(resolved.primaryKey.databaseValue)
-                    if hasEntityColumn { arguments.append(resolved.entity.entityNumber.databaseValue) }
+                    arguments.append(resolved.primaryKey)
+                    if hasEntityColumn { arguments.append(Int64(resolved.entity.entityNumber)) }
                 } else {
-                    arguments.append(.null)
-                    if hasEntityColumn { arguments.append(.null) }
+                    arguments.append(nil)
+                    if hasEntityColumn { arguments.append(nil) }
                 }
             }
         }
-        let statement = try db.cachedStatement(sql: plan.sql)
-        statement.setUncheckedArguments(StatementArguments(arguments))
-        try statement.execute()
+        try db.cachedStatement(sql: plan.sql).execute(arguments: StatementArguments(arguments))
     }
 
     /// Returns false when the row's version is not the expected one (or the row is gone).

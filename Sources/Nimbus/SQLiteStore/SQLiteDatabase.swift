@@ -140,6 +140,12 @@ final class SQLiteDatabase: @unchecked Sendable {
         do { return try writer.read(block) } catch let error as DatabaseError { throw NimbusError.from(error, path: nil) }
     }
 
+    /// Runs reads that are each one statement (consistent by itself) without wrapping them in
+    /// a transaction: the cheap path for fetches and faults.
+    func readStatement<T>(_ block: (Database) throws -> T) throws -> T {
+        do { return try writer.unsafeReentrantRead(block) } catch let error as DatabaseError { throw NimbusError.from(error, path: nil) }
+    }
+
     /// Runs a write transaction, mapping SQLite errors to Nimbus errors.
     func write<T>(_ block: (Database) throws -> T) throws -> T {
         do { return try writer.write(block) } catch let error as DatabaseError { throw NimbusError.from(error, path: nil) }
