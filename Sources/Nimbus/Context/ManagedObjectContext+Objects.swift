@@ -108,15 +108,16 @@ extension ManagedObjectContext {
     }
 
     /// Replaces temporary IDs everywhere the context holds them.
-    func remapIDs(_ map: [ManagedObjectID: ManagedObjectID]) {
+    func remapIDs(_ map: [ManagedObjectID: ManagedObjectID], among candidates: [ManagedObject]? = nil) {
         guard !map.isEmpty else { return }
-        permanentIDsForTemporary.merge(map) { $1 }
+        // Nested contexts may still name objects by temporary IDs; remember the new ones for them.
+        if parent != nil || !children.isEmpty { permanentIDsForTemporary.merge(map) { $1 } }
         for (old, new) in map {
             guard let object = registry.removeValue(forKey: old)?.object else { continue }
             object.objectID = new
             registry[new] = WeakObject(object)
         }
-        for object in registry.values.compactMap(\.object) {
+        for object in candidates ?? registry.values.compactMap(\.object) {
             guard var values = object.values else { continue }
             var changed = false
             for index in object.entity.toOneIndexes {

@@ -35,6 +35,7 @@ extension ManagedObjectContext {
         }
         registry.removeAll()
         assignedStores.removeAll()
+        permanentIDsForTemporary.removeAll()
         advanceQueryGeneration()
     }
 

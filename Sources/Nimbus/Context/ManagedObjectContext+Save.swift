@@ -13,7 +13,9 @@ extension ManagedObjectContext {
     public func save() throws {
         try processPendingChanges()
         guard hasChanges else { return }
-        for object in insertedSet.union(changedSet).union(deletedSet) { object.willSave() }
+        for object in insertedSet { object.willSave() }
+        for object in changedSet where !object.flags.isInserted { object.willSave() }
+        for object in deletedSet where !object.flags.isInserted && !object.flags.isChanged { object.willSave() }
         try processPendingChanges()
         try validateForSave()
 
@@ -27,11 +29,26 @@ extension ManagedObjectContext {
         }
 
         var requests: [String: (PersistentStore, SaveRequest)] = [:]
+        var defaultStores: [ObjectIdentifier: PersistentStore] = [:]
+        var storesByIdentifier: [String: PersistentStore] = [:]
+        let schema = managedObjectModel.schema
         func request(for object: ManagedObject) throws -> String {
-            let store = object.objectID.isTemporaryID
-                ? try (assignedStores[object.objectID].flatMap { persistentStoreCoordinator.persistentStore(identifier: $0) }
-                       ?? persistentStoreCoordinator.defaultStore(for: object.entity))
-                : try persistentStoreCoordinator.store(for: object.objectID)
+            let store: PersistentStore
+            if object.objectID.isTemporaryID {
+                if !assignedStores.isEmpty, let assigned = assignedStores[object.objectID].flatMap({ persistentStoreCoordinator.persistentStore(identifier: $0) }) {
+                    store = assigned
+                } else if let known = defaultStores[ObjectIdentifier(object.entity)] {
+                    store = known
+                } else {
+                    store = try persistentStoreCoordinator.defaultStore(for: object.entity)
+                    defaultStores[ObjectIdentifier(object.entity)] = store
+                }
+            } else if let known = storesByIdentifier[object.objectID.storeIdentifier] {
+                store = known
+            } else {
+                store = try persistentStoreCoordinator.store(for: object.objectID)
+                storesByIdentifier[object.objectID.storeIdentifier] = store
+            }
             guard !store.isReadOnly else {
                 throw NimbusError(.readOnlyStore, "cannot save \(object.objectID): the store \(store.url?.path ?? store.identifier) is read-only")
             }
@@ -46,7 +63,7 @@ extension ManagedObjectContext {
         for object in inserted.sorted(by: { $0.insertionSequence < $1.insertionSequence }) {
             let key = try request(for: object)
             requests[key]!.1.inserts.append(.init(id: object.objectID, values: object.values!))
-            collectRelationshipChanges(of: object, into: &requests[key]!.1)
+            collectRelationshipChanges(of: object, schema: schema, into: &requests[key]!.1)
         }
         for object in updated.sorted(by: { $0.objectID < $1.objectID }) {
             let key = try request(for: object)
@@ -55,7 +72,7 @@ extension ManagedObjectContext {
                 .map { (index: $0, value: object.values![$0]) }
             requests[key]!.1.updates.append(.init(id: object.objectID, expectedVersion: object.committed?.version ?? 1, changes: changes,
                                                   changedProperties: object.changedPropertyIndexes()))
-            collectRelationshipChanges(of: object, into: &requests[key]!.1)
+            collectRelationshipChanges(of: object, schema: schema, into: &requests[key]!.1)
         }
         for object in deleted.sorted(by: { $0.objectID < $1.objectID }) {
             let key = try request(for: object)
@@ -73,8 +90,9 @@ extension ManagedObjectContext {
     }
 
     /// Adds join-table rows and order positions for an object's changed to-many relationships.
-    private func collectRelationshipChanges(of object: ManagedObject, into request: inout SaveRequest) {
-        let mapping = persistentStoreCoordinator.managedObjectModel.schema.mapping(for: object.entity)
+    private func collectRelationshipChanges(of object: ManagedObject, schema: StoreSchema, into request: inout SaveRequest) {
+        guard !object.entity.toManyIndexes.isEmpty else { return }
+        let mapping = schema.mapping(for: object.entity)
         for index in object.entity.toManyIndexes where object.loadedToMany.contains(index) {
             guard case let .objects(current) = object.values![index] else { continue }
             let old = object.committedToMany[index] ?? []
@@ -100,12 +118,13 @@ extension ManagedObjectContext {
 
     private func didSave(inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>,
                          permanentIDs: [ManagedObjectID: ManagedObjectID], versions: [ManagedObjectID: Int64]) {
-        remapIDs(permanentIDs)
+        // Only objects changed in this save can point at the new objects' temporary IDs.
+        remapIDs(permanentIDs, among: Array(insertedSet) + Array(changedSet))
         propagatePermanentIDs(permanentIDs)
         for (old, _) in permanentIDs { assignedStores[old] = nil }
         var notification = SaveNotification()
         var saved: [(ManagedObjectID, RowSnapshot)] = []
-        for object in inserted.union(updated) {
+        for object in [inserted, updated].joined() {
             var values = object.values!
             for index in object.entity.toManyIndexes { values[index] = .null }
             let snapshot = RowSnapshot(version: versions[object.objectID] ?? (object.committed?.version ?? 0) + 1, values: values)
@@ -136,7 +155,9 @@ extension ManagedObjectContext {
         insertedSet.removeAll()
         deletedSet.removeAll()
         changedSet.removeAll()
-        for object in inserted.union(updated) { object.didSave() }
+        processedDeletes.removeAll()
+        for object in inserted { object.didSave() }
+        for object in updated { object.didSave() }
         guard parent == nil else { return }
         persistentStoreCoordinator.rowCache.apply(saved: saved, deleted: Array(notification.deletedObjectIDs))
         advanceQueryGeneration()
