@@ -41,13 +41,10 @@ extension SQLiteDatabase {
             var result = BatchResult()
             var ids: [ManagedObjectID] = []
             if wantIDs || history { ids = try fetchIDs(query, db) }
-            if query.joins.isEmpty {
-                let sql = "UPDATE \(reader.table) AS t0 SET \(set)" + query.whereClause(reader: reader)
-                try db.execute(sql: sql, arguments: StatementArguments(setArguments + query.arguments))
-            } else {
-                let sql = "UPDATE \(reader.table) AS t0 SET \(set) WHERE t0.Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)))"
-                try db.execute(sql: sql, arguments: StatementArguments(setArguments + query.arguments))
-            }
+            // Rows are visited in primary-key order (an IN over the matching keys) rather than
+            // in the order an index on the condition yields them: far fewer page writes.
+            let sql = "UPDATE \(reader.table) AS t0 SET \(set) WHERE t0.Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)))"
+            try db.execute(sql: sql, arguments: StatementArguments(setArguments + query.arguments))
             result.count = db.changesCount
             if wantIDs { result.objectIDs = ids }
             if history {
@@ -67,9 +64,9 @@ extension SQLiteDatabase {
     func batchDelete(_ target: DeleteTarget, wantIDs: Bool, author: String?, contextName: String?, history: Bool) throws -> BatchResult {
         try write { db in
             // Fast path: one statement when no relationship needs work and no IDs are needed.
-            if case let .query(query) = target, !wantIDs, !history, query.joins.isEmpty, !needsRelationshipWork(query.entity) {
+            if case let .query(query) = target, !wantIDs, !history, !needsRelationshipWork(query.entity) {
                 let reader = reader(for: query.entity)
-                let sql = "DELETE FROM \(reader.table) AS t0" + query.whereClause(reader: reader)
+                let sql = "DELETE FROM \(reader.table) WHERE Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)))"
                 try db.execute(sql: sql, arguments: StatementArguments(query.arguments))
                 return BatchResult(status: true, count: db.changesCount)
             }
