@@ -14,6 +14,7 @@ var description = PersistentStoreDescription(url: URL(fileURLWithPath: CommandLi
 description.persistentHistoryTracking = true
 try coordinator.addPersistentStore(with: description)
 let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+context.transactionAuthor = "worker"
 try context.performAndWait {
     var counter = try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first
         ?? context.insertNewObject(forEntityName: "Counter")

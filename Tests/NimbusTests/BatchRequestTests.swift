@@ -60,7 +60,8 @@ struct BatchRequestTests {
             holder.object = held
             var request = BatchUpdateRequest(entityName: "Post")
             request.predicate = try QueryPredicate(format: "views >= 10")
-            request.propertiesToUpdate = ["published": true, "views": QueryExpression.function("add:to:", [.keyPath(["views"]), .constant(.integer(100))])]
+            request.propertiesToUpdate = ["published": true, "views": QueryExpression.function("add:to:", [.keyPath(["views"]), .constant(.integer(100))]),
+                                          "body": QueryExpression.constant(.string("see t0.ZVIEWS"))]
             request.resultType = .objectIDs
             let result = try context.execute(request)
             #expect(result.count == 10 && result.objectIDs.count == 10)
@@ -72,7 +73,14 @@ struct BatchRequestTests {
             #expect(try context.count(for: published) == 10)
             let update = try #require(try context.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions.last)
             #expect(update.changes?.count == 10)
-            #expect(update.changes?.first?.updatedProperties == ["published", "views"])
+            #expect(update.changes?.first?.updatedProperties == ["body", "published", "views"])
+            #expect(held.value(forKey: "body") as? String == "see t0.ZVIEWS")
+            // A predicate through a relationship updates through a subquery.
+            var byAuthor = BatchUpdateRequest(entityName: "Post")
+            byAuthor.predicate = try QueryPredicate(format: "author.name == nil AND views > 115")
+            byAuthor.propertiesToUpdate = ["views": QueryExpression.function("add:to:", [.keyPath(["views"]), .constant(.integer(1))])]
+            byAuthor.resultType = .count
+            #expect(try context.execute(byAuthor).count == 4)
             var bad = BatchUpdateRequest(entityName: "Post")
             bad.propertiesToUpdate = ["views": "lots"]
             #expect { try context.execute(bad) } throws: { ($0 as? NimbusError)?.code == .typeMismatch }

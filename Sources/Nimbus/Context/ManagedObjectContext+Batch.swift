@@ -72,7 +72,8 @@ extension ManagedObjectContext {
                     guard expressionCompiler.joins.isEmpty else {
                         throw NimbusError(.unsupported, "batch update expressions may use the row's own attributes only")
                     }
-                    assignments.append((column, sql.replacingOccurrences(of: "t0.", with: ""), expressionCompiler.arguments, index))
+                    // The UPDATE names its table t0, so the expression's columns resolve to the row.
+                    assignments.append((column, sql, expressionCompiler.arguments, index))
                 } else {
                     let converted = try PropertyValue(value, for: attribute.type, transformerName: attribute.valueTransformerName)
                     if let failure = attribute.validationFailure(for: converted) {

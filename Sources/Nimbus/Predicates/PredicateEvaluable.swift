@@ -31,6 +31,7 @@ public protocol PredicateEvaluable {
 }
 
 extension PredicateEvaluable {
+    /// No identity: values such as dictionaries compare by their keys only.
     public var predicateObjectID: ManagedObjectID? { nil }
 }
 
@@ -54,6 +55,7 @@ public enum PredicateOperand {
         guard let value = Self.unwrap(value) else { self = .value(.null); return }
         switch value {
         case let object as ManagedObject: self = .object(object)
+        case let dictionary as [String: Any]: self = .object(dictionary)
         case let evaluable as any PredicateEvaluable: self = .object(evaluable)
         case let array as [Any?]: self = .collection(try array.map(PredicateOperand.init(any:)))
         case let set as Set<AnyHashable>: self = .collection(try set.map { try PredicateOperand(any: $0.base) })
@@ -93,6 +95,7 @@ extension ManagedObject: PredicateEvaluable {
         }
     }
 
+    /// The object's ID, so `SELF == %@` and `author == %@` compare identities.
     public var predicateObjectID: ManagedObjectID? { objectID }
 }
 

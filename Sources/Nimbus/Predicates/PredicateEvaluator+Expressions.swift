@@ -19,6 +19,7 @@ extension QueryExpression {
 extension PredicateEvaluator {
     func value(_ expression: QueryExpression, on object: PredicateOperand) throws -> PredicateOperand {
         switch expression {
+        case let .constant(.objects(ids)): return .collection(ids.map { .value(.object($0)) })
         case let .constant(value): return .value(value)
         case let .keyPath(components): return try resolve(object, components[...])
         case .evaluatedObject: return object
@@ -61,25 +62,45 @@ extension PredicateEvaluator {
                 let values = try elements.flatMap { Self.elements(try resolve($0, components[index...])) }
                 return .value(try Self.aggregate(component, values.map(scalar)))
             }
-            current = try step(current, component)
+            current = try step(current, component, rest: components[index...])
         }
         return current
     }
 
-    private func step(_ operand: PredicateOperand, _ key: String) throws -> PredicateOperand {
+    private func step(_ operand: PredicateOperand, _ key: String, rest: ArraySlice<String>) throws -> PredicateOperand {
         switch operand {
         case .value(.null): return .value(.null)
-        case let .object(object): return try object.predicateOperand(forKey: key)
+        case let .object(object):
+            let next = try object.predicateOperand(forKey: key)
+            // A nil to-one on the way to a to-many gives no elements, as SQL's joins do.
+            if case .value(.null) = next, let managed = object as? ManagedObject,
+               let relationship = managed.entity.property(named: key)?.relationship,
+               let destination = managed.entity.destination(of: relationship), Self.crossesToMany(destination, rest) {
+                return .collection([])
+            }
+            return next
         case let .collection(items):
             var result: [PredicateOperand] = []
             for item in items {
-                let next = try step(item, key)
+                let next = try step(item, key, rest: rest)
                 if case let .collection(inner) = next { result += inner } else { result.append(next) }
             }
             return .collection(result)
         case let .value(value):
             throw NimbusError(.unknownProperty, "cannot read key \(key) of the value \(PredicateFormatter.format(value))")
         }
+    }
+
+    /// Whether a key path from an entity goes through a to-many relationship.
+    static func crossesToMany(_ entity: EntityDescription, _ components: ArraySlice<String>) -> Bool {
+        var current = entity
+        for component in components {
+            guard let relationship = current.property(named: component)?.relationship else { return false }
+            if relationship.isToMany { return true }
+            guard let next = current.destination(of: relationship) else { return false }
+            current = next
+        }
+        return false
     }
 
     /// `@sum`, `@avg`, `@min`, `@max` over values; nils are skipped, as SQL aggregates do.
@@ -116,11 +137,19 @@ extension PredicateEvaluator {
     }
 
     func function(_ name: String, _ arguments: [PredicateOperand]) throws -> PredicateOperand {
+        try Self.checkArity(name, arguments.count)
         switch name {
         case "now": return .value(.date(Date()))
         case "count:": return .value(.integer(Int64(arguments.flatMap(Self.elements).count)))
         case "sum:", "average:", "min:", "max:":
             return .value(try Self.aggregate(name, arguments.flatMap(Self.elements).map(scalar)))
+        case "objectFrom:withIndex:":
+            let items = Self.elements(arguments[0])
+            guard case let .value(.integer(i)) = arguments[1] else {
+                throw NimbusError(.typeMismatch, "an array index must be an integer, FIRST, LAST or SIZE")
+            }
+            let position = i < 0 ? items.count + Int(i) : Int(i)
+            return items.indices.contains(position) ? items[position] : .value(.null)
         case "median:":
             let values = try arguments.flatMap(Self.elements).map(scalar).filter { !$0.isNull }
                 .sorted { try PredicateSemantics.compare($0, $1) == .orderedAscending }
@@ -139,6 +168,14 @@ extension PredicateEvaluator {
             return .value(.string(name == "lowercase:" ? s.lowercased() : s.uppercased()))
         default:
             return .value(try Self.arithmetic(name, values[0], values.count > 1 ? values[1] : .null))
+        }
+    }
+
+    /// Throws unless a function gets the arguments it needs (ASTs built in code skip the parser's check).
+    static func checkArity(_ name: String, _ count: Int) throws {
+        let needed = name == "now" ? 0 : max(1, name.filter { $0 == ":" }.count)
+        guard count >= needed else {
+            throw NimbusError(.invalidPredicate, "function \(name) needs \(needed) argument\(needed == 1 ? "" : "s"), not \(count)")
         }
     }
 

@@ -49,6 +49,14 @@ enum PredicateFormatter {
                 return "(" + format(arguments[0]) + " " + symbol + " " + format(arguments[1]) + ")"
             }
             if name == "now" { return "now()" }
+            if name == "objectFrom:withIndex:", arguments.count == 2 {
+                let index: String = switch arguments[1] {
+                case .constant(.integer(0)): "FIRST"
+                case .constant(.integer(-1)): "LAST"
+                default: format(arguments[1])
+                }
+                return format(arguments[0]) + "[" + index + "]"
+            }
             if arguments.count == 1, let suffix = collectionOperator[name], case .subquery = arguments[0] {
                 return format(arguments[0]) + "." + suffix
             }

@@ -29,6 +29,8 @@ extension PredicateParser {
     }
 
     mutating func unary() throws -> QueryExpression {
+        try enter()
+        defer { nesting -= 1 }
         guard accept(symbol: "-") else { return try postfix() }
         if case let .bigInteger(value) = current.kind, value == UInt64(Int64.max) + 1 {
             advance()
@@ -45,7 +47,11 @@ extension PredicateParser {
 
     mutating func postfix() throws -> QueryExpression {
         var base = try primary()
-        while current.kind == .symbol(".") {
+        while current.kind == .symbol(".") || current.kind == .symbol("[") {
+            if current.kind == .symbol("[") {
+                base = try subscriptIndex(base)
+                continue
+            }
             let dot = current
             advance()
             let component: String
@@ -75,6 +81,28 @@ extension PredicateParser {
             }
         }
         return base
+    }
+
+    /// `array[FIRST]`, `array[LAST]`, `array[SIZE]`, `array[2]`.
+    mutating func subscriptIndex(_ base: QueryExpression) throws -> QueryExpression {
+        let open = current
+        advance()
+        let index: QueryExpression
+        switch keyword() {
+        case "FIRST": advance(); index = .constant(.integer(0))
+        case "LAST": advance(); index = .constant(.integer(-1))
+        case "SIZE":
+            advance()
+            try expect(symbol: "]", "after SIZE")
+            return .function("count:", [base])
+        default: index = try expression()
+        }
+        try expect(symbol: "]", "to close the index")
+        switch base {
+        case .keyPath, .aggregate, .constant, .variableKeyPath, .variable: break
+        default: throw error("only a key path or an array can be indexed", at: open)
+        }
+        return .function("objectFrom:withIndex:", [base, index])
     }
 
     static let collectionOperators: Set<String> = ["count", "sum", "avg", "min", "max"]
@@ -175,12 +203,13 @@ extension PredicateParser {
             var arguments: [QueryExpression] = []
             while accept(symbol: ",") { arguments.append(try expression()) }
             try expect(symbol: ")", "to close FUNCTION")
-            // FUNCTION(x, 'uppercase') on a receiver is the receiver-less form with the receiver first.
-            let name = selector.hasSuffix(":") || selector.isEmpty ? selector : selector + ":"
-            guard Self.knownFunctions.contains(name) else {
-                throw error("unknown function '\(selector)'", at: selectorToken)
+            // FUNCTION(x, 'uppercase:') applies the function to the receiver;
+            // FUNCTION(SELF, 'uppercase:', x) to the arguments.
+            let name = selector.hasSuffix(":") || selector.isEmpty || selector == "now" ? selector : selector + ":"
+            if case .evaluatedObject = receiver, !arguments.isEmpty || name == "now" {
+                return try validatedFunction(name, arguments, raw: selector, token: selectorToken)
             }
-            return .function(name, [receiver] + arguments)
+            return try validatedFunction(name, [receiver] + arguments, raw: selector, token: selectorToken)
         case "CAST":
             return try cast(token: token)
         default:
@@ -193,7 +222,7 @@ extension PredicateParser {
         "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
         "abs:", "sqrt:", "log:", "ln:", "exp:", "floor:", "ceiling:", "trunc:",
         "count:", "sum:", "average:", "min:", "max:", "median:",
-        "lowercase:", "uppercase:", "now", "length:",
+        "lowercase:", "uppercase:", "now", "length:", "objectFrom:withIndex:",
     ]
 
     /// `name:(args)`, `name(args)` and `now()`.
@@ -206,6 +235,13 @@ extension PredicateParser {
         }
         var name = raw
         if name == "now:" || name == "now" { name = "now" } else if !name.hasSuffix(":") { name += ":" }
+        return try validatedFunction(name, arguments, raw: raw, token: token)
+    }
+
+    /// A known function with the right number of arguments.
+    func validatedFunction(_ name: String, _ arguments: [QueryExpression], raw: String, token: PredicateToken) throws -> QueryExpression {
+        var name = name
+        var arguments = arguments
         if name == "avg:" { name = "average:" }
         guard Self.knownFunctions.contains(name) else { throw error("unknown function '\(raw)'", at: token) }
         let arity = name == "now" ? 0 : name.filter { $0 == ":" }.count
@@ -265,6 +301,7 @@ extension PredicateParser {
                 throw error(e.message, at: token)
             }
         case "d", "i", "u", "x", "X", "c":
+            if let flag = argument as? Bool { return .constant(.integer(flag ? 1 : 0)) }
             guard let value = argument.flatMap({ PropertyValue.int64(from: $0) }) else {
                 throw error("%\(spec) needs an integer argument", at: token)
             }

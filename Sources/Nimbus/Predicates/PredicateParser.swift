@@ -10,6 +10,16 @@ struct PredicateParser {
     var position = 0
     var arguments: [Any?]
     var argumentIndex = 0
+    /// Current nesting of parentheses, operators and functions, bounded so that deep input
+    /// fails with an error instead of exhausting the stack.
+    var nesting = 0
+    /// Parenthesized predicates retried as expressions, bounded so that input built to
+    /// make the parser backtrack fails quickly instead of running for exponential time.
+    var backtracks = 0
+    /// Token positions where a parenthesized predicate failed to parse (it never will).
+    var failedPredicateStarts: Set<Int> = []
+    static let maximumNesting = 100
+    static let maximumBacktracks = 5_000
 
     static let reservedWords: Set<String> = [
         "AND", "OR", "NOT", "IN", "ANY", "ALL", "NONE", "SOME", "BETWEEN", "BEGINSWITH", "ENDSWITH",
@@ -87,7 +97,17 @@ struct PredicateParser {
 
     // MARK: Predicates
 
+    /// Enters one level of nesting; call `nesting -= 1` on the way out.
+    mutating func enter() throws {
+        nesting += 1
+        if nesting > Self.maximumNesting {
+            throw error("the predicate nests deeper than \(Self.maximumNesting) levels")
+        }
+    }
+
     mutating func orPredicate() throws -> QueryPredicate {
+        try enter()
+        defer { nesting -= 1 }
         var parts = [try andPredicate()]
         while accept(keyword: "OR") || accept(symbol: "||") { parts.append(try andPredicate()) }
         return parts.count == 1 ? parts[0] : .or(parts)
@@ -100,25 +120,35 @@ struct PredicateParser {
     }
 
     mutating func notPredicate() throws -> QueryPredicate {
-        if accept(keyword: "NOT") || accept(symbol: "!") { return .not(try notPredicate()) }
+        if accept(keyword: "NOT") || accept(symbol: "!") {
+            try enter()
+            defer { nesting -= 1 }
+            return .not(try notPredicate())
+        }
         return try primaryPredicate()
     }
 
     mutating func primaryPredicate() throws -> QueryPredicate {
         if accept(keyword: "TRUEPREDICATE") { return .truePredicate }
         if accept(keyword: "FALSEPREDICATE") { return .falsePredicate }
-        if current.kind == .symbol("(") {
+        if current.kind == .symbol("("), !failedPredicateStarts.contains(position) {
             // Either a parenthesized predicate or an expression such as `(a + b) > 3`.
             let start = position
             let saved = argumentIndex
+            let savedNesting = nesting
+            backtracks += 1
+            if backtracks > Self.maximumBacktracks { throw error("the predicate is too complex to parse") }
             do {
                 advance()
                 let inner = try orPredicate()
                 try expect(symbol: ")", "to close the parenthesis")
                 if comparisonOperatorAhead() == false { return inner }
             } catch let first as NimbusError {
+                if first.message.contains("too complex") || first.message.contains("nests deeper") { throw first }
+                failedPredicateStarts.insert(start)
                 position = start
                 argumentIndex = saved
+                nesting = savedNesting
                 do { return try comparison() } catch let second as NimbusError {
                     throw (second.column ?? 0) >= (first.column ?? 0) ? second : first
                 }

@@ -41,9 +41,10 @@ extension PredicateSQLCompiler {
                 guard !parts.isEmpty else { return SQL(all ? "1" : "0") }
                 return "(" + SQL.joined(parts, all ? " AND " : " OR ") + ")"
             default:
+                // A single value is a collection of one; nil is an empty collection.
                 let single = try test(left, op, right, options, context)
-                guard all else { return single }
-                return "(" + (try scalar(left, context)).sql + " IS NULL OR " + single + ")"
+                let value = try scalar(left, context).sql
+                return all ? "(" + value + " IS NULL OR " + single + ")" : "(" + value + " IS NOT NULL AND " + single + ")"
             }
         case .direct:
             if op == .contains, case let .collection(collection) = left {
@@ -196,7 +197,13 @@ extension PredicateSQLCompiler {
             if n.isEmpty, op != .like, op != .matches { return SQL("0") }
             let length = n.unicodeScalars.count
             switch op {
-            case .beginsWith: return "(substr(" + text.sql + ", 1, \(length)) = " + needle.sql + ")"
+            case .beginsWith:
+                // Without folding, a prefix is a range of the BINARY order, which an index can search.
+                if PredicateSemantics.foldBits(foldOptions) == 0, case .scalar = l {
+                    guard let upper = Self.prefixUpperBound(n) else { return "(" + text.sql + " >= " + needle.sql + ")" }
+                    return "(" + text.sql + " >= " + needle.sql + " AND " + text.sql + " < " + bind(upper.databaseValue) + ")"
+                }
+                return "(substr(" + text.sql + ", 1, \(length)) = " + needle.sql + ")"
             case .endsWith: return "(substr(" + text.sql + ", -\(length)) = " + needle.sql + ")"
             case .contains: return "(instr(" + text.sql + ", " + needle.sql + ") > 0)"
             case .matches: _ = try PredicateSemantics.matches("", n, caseInsensitive: false)
@@ -212,6 +219,21 @@ extension PredicateSQLCompiler {
             let ci = options.contains(.caseInsensitive) ? 1 : 0
             return "\(SQLFunctions.matches)(" + text.sql + ", " + needle.sql + ", \(ci))"
         }
+    }
+
+    /// The least string greater than every string that starts with `prefix` (its last code
+    /// point incremented), or nil when there is none.
+    static func prefixUpperBound(_ prefix: String) -> String? {
+        var scalars = Array(prefix.unicodeScalars)
+        while let last = scalars.popLast() {
+            var next = last.value + 1
+            if next == 0xD800 { next = 0xE000 }
+            if let scalar = Unicode.Scalar(next) {
+                scalars.append(scalar)
+                return String(String.UnicodeScalarView(scalars))
+            }
+        }
+        return nil
     }
 
     private mutating func stringOperand(_ operand: inout Operand, _ op: QueryPredicate.Comparison.Operator, _ context: String) throws -> Scalar {

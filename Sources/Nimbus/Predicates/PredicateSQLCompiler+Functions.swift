@@ -7,6 +7,7 @@ extension PredicateSQLCompiler {
     /// zero is nil, `lowercase:` is Swift's `lowercased()` through `NIMBUS_LOWER`).
     mutating func function(_ name: String, _ arguments: [QueryExpression]) throws -> Operand {
         let context = "\(QueryExpression.function(name, arguments))"
+        try PredicateEvaluator.checkArity(name, arguments.count)
         if name == "now" { return .constant(.date(Date())) }
         var operands = try arguments.map { try operand($0) }
         // Functions of constants only: computed now, with the evaluator's rules.
@@ -60,6 +61,8 @@ extension PredicateSQLCompiler {
             let isInteger = (a.type?.isInteger ?? false) && (b.type?.isInteger ?? false)
             return .scalar(Scalar(sql: "(" + a.sql + " \(symbol) " + b.sql + ")", kind: .number,
                                   type: symbol == "%" || isInteger ? .integer64 : .double))
+        case "objectFrom:withIndex:":
+            throw NimbusError(.unsupported, "an index into a to-many relationship has no order in SQL; use [SIZE], @count or SUBQUERY, or evaluate in memory: \(context)")
         default:
             throw NimbusError(.unsupported, "function \(name) is not supported in SQL: \(context)")
         }
@@ -101,7 +104,7 @@ extension PredicateSQLCompiler {
     /// - Throws: ``NimbusError/Code-swift.struct/typeMismatch``.
     func coerce(_ value: PropertyValue, to target: Scalar, _ context: String) throws -> DatabaseValue {
         func mismatch() -> NimbusError {
-            NimbusError(.typeMismatch, "cannot compare a \(target.kind?.rawValue ?? "value") with \(PredicateFormatter.format(value)) in \(context)")
+            NimbusError(.typeMismatch, "cannot compare \(target.kind?.rawValue ?? "") values with \(PredicateFormatter.format(value)) (\(Kind(value)?.rawValue ?? "a value")) in \(context)")
         }
         guard let kind = target.kind, !value.isNull else { return value.databaseValue }
         switch (kind, value) {

@@ -61,8 +61,12 @@ extension PredicateSQLCompiler {
             if case let .objects(ids) = value { return .list(ids.map { .constant(.object($0)) }) }
             return .constant(value)
         case let .aggregate(items): return .list(try items.map { try operand($0) })
-        case let .keyPath(components): return try keyPath(components, from: mainScope, frame: nil)
-        case .evaluatedObject: return .scalar(Scalar(sql: SQL("t0.Z_PK"), kind: .object, entity: entity))
+        case let .keyPath(components):
+            if components.count == 1, let alias = resultAliases[components[0]] {
+                return .scalar(Scalar(sql: SQL(alias), kind: nil, type: nil))
+            }
+            return try keyPath(components, from: mainScope, frame: nil)
+        case .evaluatedObject: return .scalar(Scalar(sql: SQL("\(mainAlias).Z_PK"), kind: .object, entity: entity))
         case let .variable(name):
             guard let scope = variables[name] else {
                 throw NimbusError(.invalidPredicate, "variable $\(name) has no value; bind it with withSubstitutionVariables([\"\(name)\": …])")
@@ -82,7 +86,7 @@ extension PredicateSQLCompiler {
             variables[variable] = element
             defer { variables[variable] = saved }
             let condition = try compile(predicate)
-            frames[c.frame]!.conditions.append(condition)
+            frames[c.frame]?.conditions.append(condition)
             return .collection(c)
         case let .conditional(predicate, a, b):
             let condition = try compile(predicate)
@@ -111,6 +115,10 @@ extension PredicateSQLCompiler {
             if name.hasPrefix("@") {
                 guard let open = frame else {
                     throw NimbusError(.invalidPredicate, "\(name) needs a to-many relationship before it, as in items.\(name)")
+                }
+                if name == "@count", i < components.count {
+                    frames[open] = nil
+                    throw NimbusError(.unknownProperty, "key path \(components.joined(separator: ".")) cannot continue after @count")
                 }
                 guard case let .collection(c) = try keyPath(Array(components[i...]), from: scope, frame: open) else {
                     throw NimbusError(.invalidPredicate, "\(name) needs a collection")

@@ -27,6 +27,8 @@ import GRDB
 struct PredicateSQLCompiler {
     let entity: EntityDescription
     let schema: StoreSchema
+    /// Keeps the model alive: entities find relationship destinations through it.
+    let model: ManagedObjectModel?
     /// Values for the `?` placeholders of the conditions compiled so far, in order.
     var arguments: [DatabaseValue] = []
 
@@ -70,7 +72,7 @@ struct PredicateSQLCompiler {
         var conditions: [SQL] = []
     }
 
-    var frames: [Int: Frame] = [0: Frame(aliases: ["t0"])]
+    var frames: [Int: Frame]
     var nextFrame = 1
     var aliasCount = 0
     /// Subquery variables in scope.
@@ -79,15 +81,26 @@ struct PredicateSQLCompiler {
     var inlinesConstants = false
     /// Whether `count:`/`sum:`/… of a single value compile to SQL aggregates (select lists, having).
     var allowsGroupAggregates = false
+    /// Names of fetched properties and expressions, usable as one-component key paths in a
+    /// `HAVING` condition: the SQL of each.
+    var resultAliases: [String: String] = [:]
 
     /// `LEFT JOIN …` clauses the compiled SQL needs, after `FROM <table> t0`.
     var joins: [String] { frames[0]!.clauses }
 
-    var mainScope: Scope { Scope(entity: entity, alias: "t0") }
+    /// The alias of the entity's table: `t0`, or the table name for statements that cannot
+    /// alias it (`UPDATE ZPERSON SET … = ZPERSON.ZAGE + 1`).
+    let mainAlias: String
 
-    init(entity: EntityDescription, schema: StoreSchema) {
+    var mainScope: Scope { Scope(entity: entity, alias: mainAlias) }
+
+    /// Creates a compiler for SQL over an entity's table aliased `alias` (`t0` by default).
+    init(entity: EntityDescription, schema: StoreSchema, alias: String = "t0") {
         self.entity = entity
         self.schema = schema
+        self.model = entity.managedObjectModel
+        self.mainAlias = alias
+        self.frames = [0: Frame(aliases: [alias])]
     }
 
     /// Compiles a predicate to a `WHERE` expression; its constants are appended to ``arguments``.

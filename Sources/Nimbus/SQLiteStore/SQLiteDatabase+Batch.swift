@@ -45,7 +45,7 @@ extension SQLiteDatabase {
                 let sql = "UPDATE \(reader.table) AS t0 SET \(set)" + query.whereClause(reader: reader)
                 try db.execute(sql: sql, arguments: StatementArguments(setArguments + query.arguments))
             } else {
-                let sql = "UPDATE \(reader.table) SET \(set) WHERE Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)))"
+                let sql = "UPDATE \(reader.table) AS t0 SET \(set) WHERE t0.Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)))"
                 try db.execute(sql: sql, arguments: StatementArguments(setArguments + query.arguments))
             }
             result.count = db.changesCount
