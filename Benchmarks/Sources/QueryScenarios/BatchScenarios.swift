@@ -30,7 +30,7 @@ extension QueryScenario {
         }
     }
 
-    public static let batchUpdate = QueryScenario(
+    nonisolated(unsafe) public static let batchUpdate = QueryScenario(
         key: "batchUpdate", title: "batch update of 100,000 rows (of 200,000)", runs: 5,
         target: "Nimbus batch within 1.2× of one raw SQL UPDATE; at least 10× faster than fetch-modify-save."
     ) { fixtures in
@@ -100,7 +100,7 @@ extension QueryScenario {
         return [batch, rawCase, grdb, manual]
     }
 
-    public static let batchDelete = QueryScenario(
+    nonisolated(unsafe) public static let batchDelete = QueryScenario(
         key: "batchDelete", title: "batch delete of 100,000 rows (of 200,000)", runs: 5,
         target: "Nimbus batch within 1.2× of one raw SQL DELETE; at least 10× faster than fetch-delete-save."
     ) { fixtures in

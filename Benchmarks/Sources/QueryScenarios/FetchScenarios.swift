@@ -28,7 +28,7 @@ extension QueryScenario {
     /// on 1,000,000 rows, every contender on the same file, table and index. Connections stay
     /// open across runs; Nimbus gets a new context per run (nothing registered yet) and
     /// materializes the objects; raw C prepares its statement in the run.
-    public static let indexedFetch = QueryScenario(
+    nonisolated(unsafe) public static let indexedFetch = QueryScenario(
         key: "indexedFetch", title: "indexed predicate fetch, sorted, limit 100, on 1,000,000 rows", runs: 21
     ) { fixtures in
         let file = try fixtures.million()
@@ -98,7 +98,7 @@ extension QueryScenario {
     }
 
     /// Group-by count on 1,000,000 rows: one row per category with its count.
-    public static let groupByCount = QueryScenario(
+    nonisolated(unsafe) public static let groupByCount = QueryScenario(
         key: "groupByCount", title: "group-by count on 1,000,000 rows (20 groups)", runs: 7
     ) { fixtures in
         let file = try fixtures.million()

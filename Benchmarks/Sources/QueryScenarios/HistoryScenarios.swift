@@ -18,7 +18,7 @@ extension QueryScenario {
     /// Inserts 50,000 items with one save into a new store, with and without persistent
     /// history; raw C and GRDB insert the same rows into a table of the same shape and
     /// indexes, one prepared statement in one transaction.
-    public static let historyOnSave = QueryScenario(
+    nonisolated(unsafe) public static let historyOnSave = QueryScenario(
         key: "historyOnSave", title: "insert 50,000 objects, one save: cost of history", runs: 5,
         target: "Nimbus with history within 1.3× of Nimbus without."
     ) { fixtures in
@@ -104,7 +104,7 @@ extension QueryScenario {
 
     /// Reads the 100,000 history changes after a token: Nimbus's history request (transactions
     /// and changes) vs a range scan of `ACHANGE` on its `ZTRANSACTIONID` index.
-    public static let historyRead = QueryScenario(
+    nonisolated(unsafe) public static let historyRead = QueryScenario(
         key: "historyRead", title: "read 100,000 history changes after a token", runs: 7
     ) { fixtures in
         let file = try fixtures.history()
@@ -151,10 +151,10 @@ extension QueryScenario {
         let pool = try DatabasePool(path: file.path)
         let grdb = QueryCase("GRDB rows range scan", rows: rows, run: {
             changes = try pool.read { db in
-                try Row.fetchCursor(db, sql: sql, arguments: [token.transactionNumber]).map { row in
+                try Array(Row.fetchCursor(db, sql: sql, arguments: [token.transactionNumber]).map { row in
                     ChangeRow(id: row[0], changeType: row[1], entity: row[2], entityPK: row[3], transaction: row[4],
                               columns: row[5], tombstone: row[6])
-                }.toArray()
+                })
             }
         }, verify: {
             try check(changes.count == rows, "GRDB read \(changes.count) changes")
@@ -164,5 +164,5 @@ extension QueryScenario {
     }
 
     /// Every scenario, in report order.
-    public static let all: [QueryScenario] = [indexedFetch, groupByCount, batchUpdate, batchDelete, historyOnSave, historyRead]
+    nonisolated(unsafe) public static let all: [QueryScenario] = [indexedFetch, groupByCount, batchUpdate, batchDelete, historyOnSave, historyRead]
 }

@@ -101,7 +101,7 @@ public final class QueryFixtures: @unchecked Sendable {
     public func history() throws -> URL {
         try fixture("history-110k") { file in
             try ItemStore.fill(file, rows: 110_000 / divisor, chunk: 10_000 / divisor, history: true) { context in
-                self.historyToken = try context.currentPersistentHistoryToken()
+                self.historyToken = try context.persistentStoreCoordinator.currentPersistentHistoryToken()
             }
         }
     }
