@@ -72,6 +72,19 @@ extension QueryScenario {
             count = raw.changes
         }, verify: { raw = nil; try verify("raw C") })
 
+        // The same UPDATE visiting rows in primary-key order instead of score-index order.
+        let ordered = "UPDATE ZITEM SET Z_OPT = Z_OPT + 1, ZFLAG = ?, ZTITLE = ? WHERE Z_PK IN (SELECT Z_PK FROM ZITEM WHERE ZSCORE < ? ORDER BY Z_PK)"
+        let rawOrdered = QueryCase("raw SQL UPDATE … Z_PK IN (…) (C)", rows: changed, prepare: { raw = try RawConnection(try copies.next()) }, run: {
+            let raw = raw!
+            let statement = try raw.prepare(ordered)
+            defer { sqlite3_finalize(statement) }
+            sqlite3_bind_int(statement, 1, 1)
+            sqlite3_bind_text(statement, 2, "updated", -1, RawConnection.transient)
+            sqlite3_bind_int64(statement, 3, limit)
+            guard sqlite3_step(statement) == SQLITE_DONE else { throw raw.error(ordered) }
+            count = raw.changes
+        }, verify: { raw = nil; try verify("raw C, rowid order") })
+
         var pool: DatabasePool?
         let grdb = QueryCase("GRDB updateAll", rows: changed, prepare: { pool = try DatabasePool(path: try copies.next().path) }, run: {
             count = try pool!.write { db in
@@ -97,7 +110,7 @@ extension QueryScenario {
                 return objects.count
             }
         }, verify: { try verify("Nimbus fetch-modify-save") })
-        return [batch, rawCase, grdb, manual]
+        return [batch, rawCase, rawOrdered, grdb, manual]
     }
 
     nonisolated(unsafe) public static let batchDelete = QueryScenario(
@@ -140,6 +153,17 @@ extension QueryScenario {
             count = raw.changes
         }, verify: { raw = nil; try verify("raw C") })
 
+        // The same DELETE visiting rows in primary-key order instead of score-index order.
+        let ordered = "DELETE FROM ZITEM WHERE Z_PK IN (SELECT Z_PK FROM ZITEM WHERE ZSCORE < ? ORDER BY Z_PK)"
+        let rawOrdered = QueryCase("raw SQL DELETE … Z_PK IN (…) (C)", rows: changed, prepare: { raw = try RawConnection(try copies.next()) }, run: {
+            let raw = raw!
+            let statement = try raw.prepare(ordered)
+            defer { sqlite3_finalize(statement) }
+            sqlite3_bind_int64(statement, 1, limit)
+            guard sqlite3_step(statement) == SQLITE_DONE else { throw raw.error(ordered) }
+            count = raw.changes
+        }, verify: { raw = nil; try verify("raw C, rowid order") })
+
         var pool: DatabasePool?
         let grdb = QueryCase("GRDB deleteAll", rows: changed, prepare: { pool = try DatabasePool(path: try copies.next().path) }, run: {
             count = try pool!.write { db in try Table("ZITEM").filter(Column("ZSCORE") < limit).deleteAll(db) }
@@ -158,6 +182,6 @@ extension QueryScenario {
                 return objects.count
             }
         }, verify: { try verify("Nimbus fetch-delete-save") })
-        return [batch, rawCase, grdb, manual]
+        return [batch, rawCase, rawOrdered, grdb, manual]
     }
 }
