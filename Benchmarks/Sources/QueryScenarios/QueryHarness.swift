@@ -89,6 +89,9 @@ final class RawConnection {
         self.handle = handle
         try execute("PRAGMA journal_mode = WAL")
         try execute("PRAGMA synchronous = NORMAL")
+        // Experiments only (never in the published tables): an extra statement, e.g.
+        // `QUERY_BENCH_RAW_PRAGMA='PRAGMA cache_size = -65536'`.
+        if let extra = ProcessInfo.processInfo.environment["QUERY_BENCH_RAW_PRAGMA"] { try execute(extra) }
     }
 
     deinit { sqlite3_close_v2(handle) }
