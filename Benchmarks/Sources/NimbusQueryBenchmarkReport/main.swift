@@ -47,27 +47,37 @@ func log(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf
 
 let fixtures = try QueryFixtures(divisor: divisor)
 let clock = ContinuousClock()
-for scenario in QueryScenario.all where only.isEmpty || only.contains(scenario.key) {
-    let runs = runsOverride ?? scenario.runs
-    var results: [(name: String, rows: Int, median: Double, min: Double, max: Double)] = []
-    for benchmarkCase in try scenario.makeCases(fixtures) {
-        var times: [Double] = []
-        for iteration in 0...runs {
-            try benchmarkCase.prepare()
-            let elapsed = try clock.measure { try benchmarkCase.run() }
-            try benchmarkCase.verify()
-            if iteration > 0 { times.append(milliseconds(elapsed)) }  // iteration 0 warms up
+// Globals are never deinitialized, so the scratch folder (fixtures up to ~100 MB) is removed
+// here, also when a check fails.
+func removeScratch() { try? FileManager.default.removeItem(at: fixtures.scratch.url) }
+do {
+    for scenario in QueryScenario.all where only.isEmpty || only.contains(scenario.key) {
+        let runs = runsOverride ?? scenario.runs
+        var results: [(name: String, rows: Int, median: Double, min: Double, max: Double)] = []
+        for benchmarkCase in try scenario.makeCases(fixtures) {
+            var times: [Double] = []
+            for iteration in 0...runs {
+                try benchmarkCase.prepare()
+                let elapsed = try clock.measure { try benchmarkCase.run() }
+                try benchmarkCase.verify()
+                if iteration > 0 { times.append(milliseconds(elapsed)) }  // iteration 0 warms up
+            }
+            results.append((benchmarkCase.contender, benchmarkCase.rows, median(times), times.min()!, times.max()!))
+            log("\(scenario.key) / \(benchmarkCase.contender): \(times.map(format).joined(separator: " ")) ms")
         }
-        results.append((benchmarkCase.contender, benchmarkCase.rows, median(times), times.min()!, times.max()!))
-        log("\(scenario.key) / \(benchmarkCase.contender): \(times.map(format).joined(separator: " ")) ms")
+        let fastest = results.map(\.median).min()!
+        print("### \(scenario.title)\n")
+        print("| contender | size (rows) | time (median of \(runs), ms) | min–max (ms) | ratio to fastest |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        for result in results {
+            print("| \(result.name) | \(grouped(result.rows)) | \(format(result.median)) | \(format(result.min))–\(format(result.max)) | \(String(format: "%.2f", result.median / fastest))× |")
+        }
+        if let target = scenario.target { print("\nTarget: \(target)") }
+        print("")
     }
-    let fastest = results.map(\.median).min()!
-    print("### \(scenario.title)\n")
-    print("| contender | size (rows) | time (median of \(runs), ms) | min–max (ms) | ratio to fastest |")
-    print("| --- | ---: | ---: | ---: | ---: |")
-    for result in results {
-        print("| \(result.name) | \(grouped(result.rows)) | \(format(result.median)) | \(format(result.min))–\(format(result.max)) | \(String(format: "%.2f", result.median / fastest))× |")
-    }
-    if let target = scenario.target { print("\nTarget: \(target)") }
-    print("")
+} catch {
+    log("failed: \(error)")
+    removeScratch()
+    exit(1)
 }
+removeScratch()
