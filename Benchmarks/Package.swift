@@ -25,6 +25,17 @@ let package = Package(
         ),
         // Every scenario side by side in one process; prints Markdown tables of ratios.
         .executableTarget(name: "NimbusBenchmarkReport", dependencies: ["BenchmarkScenarios"]),
+        // Query, batch and history scenarios (issues 3 and 4), one implementation per contender.
+        .target(
+            name: "QueryScenarios",
+            dependencies: [
+                .product(name: "Nimbus", package: "Nimbus"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        // The query scenarios side by side; prints Markdown tables of ratios (QUERY-BENCHMARKS.md).
+        .executableTarget(name: "NimbusQueryBenchmarkReport", dependencies: ["QueryScenarios"]),
         // package-benchmark's target (`swift package --disable-sandbox benchmark`).
         .executableTarget(
             name: "NimbusBenchmarks",
