@@ -143,6 +143,8 @@ package protocol SyncStorage: Sendable {
     func zoneChanges(_ zone: ZoneKey, afterSeq: Int64, limit: Int) async throws -> ZoneChangesPage
     /// Zones changed after `afterSeq`, oldest first.
     func databaseChanges(_ database: DatabaseKey, afterSeq: Int64, limit: Int) async throws -> DatabaseChangesPage
+    /// The database's current position.
+    func databasePosition(_ database: DatabaseKey) async throws -> Int64
 
     /// Removes tombstones older than `cutoff` (ms since 1970), advancing each zone's horizon.
     func purgeTombstones(olderThan cutoff: Int64) async throws -> Int

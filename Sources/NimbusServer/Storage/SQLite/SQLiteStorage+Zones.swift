@@ -71,6 +71,14 @@ extension SQLiteStorage {
         }
     }
 
+    package func databasePosition(_ database: DatabaseKey) async throws -> Int64 {
+        try await pool.read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT seq FROM databases WHERE container = ? AND scope = ? AND owner_id = ?",
+                arguments: [database.container, database.scope.rawValue, database.ownerID]) ?? 0
+        }
+    }
+
     static func liveZone(_ db: Database, _ zone: ZoneKey) throws -> ZoneState? {
         try Row.fetchOne(
             db, sql: "SELECT * FROM zones WHERE container = ? AND scope = ? AND owner_id = ? AND name = ? AND deleted = 0",
