@@ -43,3 +43,8 @@ public struct WireError: Error, Codable, Hashable, Sendable {
         self.itemErrors = itemErrors
     }
 }
+
+extension WireError: CustomStringConvertible {
+    /// The code and the message, for logs and command-line output.
+    public var description: String { "\(code.rawValue): \(message)" }
+}
