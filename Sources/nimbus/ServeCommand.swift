@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import NimbusServer
 
@@ -43,7 +44,7 @@ extension NimbusCommand {
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             let host = configuration.host
             let server = try await NimbusServerApp.make(configuration: configuration, logger: logger) { port in
-                print("nimbus listening on http://\(host):\(port)")
+                FileHandle.standardOutput.write(Data("nimbus listening on http://\(host):\(port)\n".utf8))
             }
             try await server.run()
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import NimbusWire
 
 /// JSON encoding and decoding of wire values for routes.
@@ -22,6 +23,8 @@ package enum JSONResponse {
         do {
             buffer = try await request.body.collect(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw WireError(.limitExceeded, "The request body is larger than \(limit) bytes. Split the batch.")
+        } catch is NIOTooManyBytesError {
             throw WireError(.limitExceeded, "The request body is larger than \(limit) bytes. Split the batch.")
         }
         do {

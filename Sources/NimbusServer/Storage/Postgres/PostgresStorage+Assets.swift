@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresStorage {
     package func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64) async throws {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             let rows = try await connection.query(
                 """
                 INSERT INTO assets(container, checksum, user_id, size, uploaded_at) VALUES (\(container), \(checksum), \(userID), \(size), \(now))
@@ -32,7 +32,7 @@ extension PostgresStorage {
     }
 
     package func collectUnreferencedAssets(uploadedBefore cutoff: Int64) async throws -> [String] {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             let rows = try await connection.query(
                 """
                 DELETE FROM assets a WHERE a.uploaded_at < \(cutoff) AND NOT EXISTS (

@@ -6,7 +6,7 @@ extension PostgresStorage {
     package func createZone(_ zone: ZoneKey, now: Int64) async throws -> ZoneState {
         let db = zone.database
         do {
-            return try await client.withTransaction(logger: logger) { connection in
+            return try await transaction { connection in
             let dbSeq = try await Self.bumpDatabase(connection, db, logger: logger)
             let rows = try await connection.query(
                 """
@@ -47,7 +47,7 @@ extension PostgresStorage {
     }
 
     package func deleteZone(_ zone: ZoneKey, now: Int64) async throws -> ChangeEvent {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             guard var state = try await Self.liveZone(connection, zone, logger: logger, lock: true) else {
                 throw StorageErrors.zoneNotFound(zone)
             }
@@ -73,7 +73,7 @@ extension PostgresStorage {
     }
 
     package func databaseChanges(_ database: DatabaseKey, afterSeq: Int64, limit: Int) async throws -> DatabaseChangesPage {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             let current = try await Self.position(connection, database, logger: logger)
             let rows = try await connection.query(
                 """

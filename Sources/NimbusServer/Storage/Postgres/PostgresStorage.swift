@@ -145,3 +145,16 @@ struct PostgresClientService: Service {
         await cancelWhenGracefulShutdown { await client.run() }
     }
 }
+
+extension PostgresStorage {
+    /// Runs `body` in a transaction and rethrows the body's own error (postgres-nio wraps it
+    /// in a `PostgresTransactionError`).
+    func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> sending Result) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger, body)
+        } catch let error as PostgresTransactionError {
+            if let closureError = error.closureError { throw closureError }
+            throw error.beginError ?? error.commitError ?? error.rollbackError ?? error
+        }
+    }
+}
