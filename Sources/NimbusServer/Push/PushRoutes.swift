@@ -35,7 +35,7 @@ struct PushRoutes {
     private func resolve(request: Request, context: NimbusRequestContext) async throws -> (DatabaseKey, Int64?) {
         let principal = try await services.authenticator.authenticate(request.headers[.authorization])
         let database = try services.database(
-            container: context.parameters.get("container") ?? "", scope: context.parameters.get("database") ?? "",
+            container: try context.pathParameter("container"), scope: try context.pathParameter("database"),
             owner: request.uri.queryParameters.get("owner"), principal: principal)
         let since = try request.uri.queryParameters.get("since").map { text throws(WireError) in
             try ChangeTokenCodec.decodeDatabase(ChangeToken(rawValue: text))

@@ -61,7 +61,7 @@ struct AssetRoutes {
     }
 
     private func containerName(_ context: NimbusRequestContext) throws -> String {
-        let container = context.parameters.get("container") ?? ""
+        let container = try context.pathParameter("container")
         if let problem = NameRules.problem(with: container) {
             throw WireError(.invalidArguments, "The container name \(problem).")
         }
