@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresStorage {
     package func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64) async throws {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let rows = try await connection.query(
                 """
                 INSERT INTO assets(container, checksum, user_id, size, uploaded_at) VALUES (\(container), \(checksum), \(userID), \(size), \(now))
@@ -20,7 +20,7 @@ extension PostgresStorage {
     }
 
     package func mayReadAsset(container: String, checksum: String, userID: Int64) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await query(
             """
             SELECT EXISTS (SELECT 1 FROM assets WHERE container = \(container) AND checksum = \(checksum) AND user_id = \(userID))
                 OR EXISTS (SELECT 1 FROM asset_refs r JOIN zones z ON z.id = r.zone_id
@@ -32,7 +32,7 @@ extension PostgresStorage {
     }
 
     package func collectUnreferencedAssets(uploadedBefore cutoff: Int64) async throws -> [String] {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let rows = try await connection.query(
                 """
                 DELETE FROM assets a WHERE a.uploaded_at < \(cutoff) AND NOT EXISTS (

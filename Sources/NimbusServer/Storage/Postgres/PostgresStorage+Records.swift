@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresStorage {
     package func modifyRecords(_ zone: ZoneKey, _ request: ModifyRecordsRequest, context: ModifyContext) async throws -> ModifyOutcome {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             guard var state = try await Self.liveZone(connection, zone, logger: logger, lock: true) else {
                 throw StorageErrors.zoneNotFound(zone)
             }
@@ -28,7 +28,7 @@ extension PostgresStorage {
     }
 
     package func lookupRecords(_ zone: ZoneKey, names: [String]) async throws -> [String: StoredRecord] {
-        try await client.withConnection { connection in
+        try await connection { [logger] connection in
             guard let state = try await Self.liveZone(connection, zone, logger: logger, lock: false) else {
                 throw StorageErrors.zoneNotFound(zone)
             }
@@ -37,7 +37,7 @@ extension PostgresStorage {
     }
 
     package func zoneChanges(_ zone: ZoneKey, afterSeq: Int64, limit: Int) async throws -> ZoneChangesPage {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             guard let state = try await Self.liveZone(connection, zone, logger: logger, lock: false) else {
                 throw StorageErrors.zoneNotFound(zone)
             }
@@ -52,7 +52,7 @@ extension PostgresStorage {
     }
 
     package func purgeTombstones(olderThan cutoff: Int64) async throws -> Int {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             try await connection.query(
                 """
                 UPDATE zones z SET purged_seq = GREATEST(z.purged_seq, t.max_seq)

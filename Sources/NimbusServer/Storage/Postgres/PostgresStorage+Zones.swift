@@ -6,7 +6,7 @@ extension PostgresStorage {
     package func createZone(_ zone: ZoneKey, now: Int64) async throws -> ZoneState {
         let db = zone.database
         do {
-            return try await transaction { connection in
+            return try await transaction { [logger] connection in
             let dbSeq = try await Self.bumpDatabase(connection, db, logger: logger)
             let rows = try await connection.query(
                 """
@@ -31,11 +31,11 @@ extension PostgresStorage {
     }
 
     package func zone(_ zone: ZoneKey) async throws -> ZoneState? {
-        try await client.withConnection { connection in try await Self.liveZone(connection, zone, logger: logger, lock: false) }
+        try await connection { [logger] connection in try await Self.liveZone(connection, zone, logger: logger, lock: false) }
     }
 
     package func listZones(_ database: DatabaseKey) async throws -> [ZoneState] {
-        let rows = try await client.query(
+        let rows = try await query(
             """
             SELECT id, name, seq, purged_seq, db_seq, deleted FROM zones
             WHERE container = \(database.container) AND scope = \(database.scope.rawValue) AND owner_id = \(database.ownerID) AND NOT deleted
@@ -47,7 +47,7 @@ extension PostgresStorage {
     }
 
     package func deleteZone(_ zone: ZoneKey, now: Int64) async throws -> ChangeEvent {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             guard var state = try await Self.liveZone(connection, zone, logger: logger, lock: true) else {
                 throw StorageErrors.zoneNotFound(zone)
             }
@@ -73,7 +73,7 @@ extension PostgresStorage {
     }
 
     package func databaseChanges(_ database: DatabaseKey, afterSeq: Int64, limit: Int) async throws -> DatabaseChangesPage {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let current = try await Self.position(connection, database, logger: logger)
             let rows = try await connection.query(
                 """
@@ -94,7 +94,7 @@ extension PostgresStorage {
     }
 
     package func databasePosition(_ database: DatabaseKey) async throws -> Int64 {
-        try await client.withConnection { connection in try await Self.position(connection, database, logger: logger) }
+        try await connection { [logger] connection in try await Self.position(connection, database, logger: logger) }
     }
 
     // MARK: Helpers

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NimbusWire
 import PostgresNIO
 import ServiceLifecycle
@@ -62,14 +63,14 @@ package final class PostgresStorage: SyncStorage {
     }
 
     package func ping() async throws {
-        try await client.query("SELECT 1", logger: logger)
+        try await query("SELECT 1", logger: logger)
     }
 
     // MARK: Accounts
 
     package func createUser(name: String, quotaBytes: Int64?, now: Int64) async throws -> UserAccount {
         do {
-            let rows = try await client.query(
+            let rows = try await query(
                 "INSERT INTO users(name, created_at, used_bytes, quota_bytes) VALUES (\(name), \(now), 0, \(quotaBytes)) RETURNING id",
                 logger: logger)
             for try await id in rows.decode(Int64.self) {
@@ -82,13 +83,13 @@ package final class PostgresStorage: SyncStorage {
     }
 
     package func user(named name: String) async throws -> UserAccount? {
-        let rows = try await client.query("SELECT id, name, used_bytes, quota_bytes FROM users WHERE name = \(name)", logger: logger)
+        let rows = try await query("SELECT id, name, used_bytes, quota_bytes FROM users WHERE name = \(name)", logger: logger)
         for try await row in rows { return try Self.user(row.makeRandomAccess()) }
         return nil
     }
 
     package func createToken(userID: Int64, device: String, tokenHash: String, expiresAt: Int64?, now: Int64) async throws -> Int64 {
-        let rows = try await client.query(
+        let rows = try await query(
             """
             INSERT INTO tokens(user_id, device, hash, created_at, expires_at, revoked)
             VALUES (\(userID), \(device), \(tokenHash), \(now), \(expiresAt), false) RETURNING id
@@ -98,7 +99,7 @@ package final class PostgresStorage: SyncStorage {
     }
 
     package func token(hash: String) async throws -> DeviceToken? {
-        let rows = try await client.query(
+        let rows = try await query(
             """
             SELECT t.id AS token_id, t.device, t.expires_at, t.revoked, u.id, u.name, u.used_bytes, u.quota_bytes
             FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = \(hash)
@@ -114,17 +115,17 @@ package final class PostgresStorage: SyncStorage {
     }
 
     package func revokeTokens(userID: Int64, device: String?) async throws -> Int {
-        let rows: PostgresRowSequence
+        let rows: CollectedRows
         if let device {
-            rows = try await client.query("UPDATE tokens SET revoked = true WHERE user_id = \(userID) AND device = \(device) RETURNING id", logger: logger)
+            rows = try await query("UPDATE tokens SET revoked = true WHERE user_id = \(userID) AND device = \(device) RETURNING id", logger: logger)
         } else {
-            rows = try await client.query("UPDATE tokens SET revoked = true WHERE user_id = \(userID) RETURNING id", logger: logger)
+            rows = try await query("UPDATE tokens SET revoked = true WHERE user_id = \(userID) RETURNING id", logger: logger)
         }
-        return try await rows.collect().count
+        return rows.collect().count
     }
 
     package func statistics() async throws -> (records: Int64, bytes: Int64) {
-        let rows = try await client.query(
+        let rows = try await query(
             "SELECT COUNT(*)::int8, COALESCE(SUM(size), 0)::int8 FROM records WHERE deleted_time IS NULL", logger: logger)
         for try await (count, bytes) in rows.decode((Int64, Int64).self) { return (count, bytes) }
         return (0, 0)
@@ -147,14 +148,67 @@ struct PostgresClientService: Service {
 }
 
 extension PostgresStorage {
+    /// How long a request waits for a pooled connection before answering `serviceUnavailable`
+    /// (the pool would otherwise wait for PostgreSQL to come back forever).
+    static let leaseDeadline: Duration = .seconds(3)
+
     /// Runs `body` in a transaction and rethrows the body's own error (postgres-nio wraps it
     /// in a `PostgresTransactionError`).
-    func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> sending Result) async throws -> Result {
-        do {
-            return try await client.withTransaction(logger: logger, body)
-        } catch let error as PostgresTransactionError {
-            if let closureError = error.closureError { throw closureError }
-            throw error.beginError ?? error.commitError ?? error.rollbackError ?? error
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        let logger = self.logger
+        return try await connection { connection in
+            do {
+                return try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+            } catch let error as PostgresTransactionError {
+                if let closureError = error.closureError { throw closureError }
+                throw error.beginError ?? error.commitError ?? error.rollbackError ?? error
+            }
+        }
+    }
+
+    /// Runs one query on a pooled connection.
+    @discardableResult
+    func query(_ query: PostgresQuery, logger: Logger) async throws -> CollectedRows {
+        try await connection { connection in CollectedRows(rows: try await connection.query(query, logger: logger).collect()) }
+    }
+
+    /// Runs `body` with a pooled connection. When no connection is leased within
+    /// ``leaseDeadline`` (PostgreSQL is down or restarting) the request fails with the
+    /// retryable `serviceUnavailable`; once `body` has started it is never cut short, so a
+    /// client is never told "failed" about work that commits.
+    func connection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        let state = NIOLockedValueBox<(started: Bool, finished: Bool)>((false, false))
+        let client = self.client
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+            @Sendable func finish(_ result: Swift.Result<Result, any Error>, onlyIfNotStarted: Bool) {
+                let resume = state.withLockedValue { state -> Bool in
+                    if state.finished || (onlyIfNotStarted && state.started) { return false }
+                    state.finished = true
+                    return true
+                }
+                if resume { continuation.resume(with: result) }
+            }
+            Task {
+                do {
+                    let result = try await client.withConnection { connection -> Result in
+                        let abandoned = state.withLockedValue { state -> Bool in
+                            state.started = true
+                            return state.finished
+                        }
+                        if abandoned { throw CancellationError() }
+                        return try await body(connection)
+                    }
+                    finish(.success(result), onlyIfNotStarted: false)
+                } catch {
+                    finish(.failure(error), onlyIfNotStarted: false)
+                }
+            }
+            Task {
+                try? await Task.sleep(for: Self.leaseDeadline)
+                finish(
+                    .failure(WireError(.serviceUnavailable, "No database connection is available; retry shortly.", retryAfter: 1)),
+                    onlyIfNotStarted: true)
+            }
         }
     }
 }
