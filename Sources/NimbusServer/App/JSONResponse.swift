@@ -1,0 +1,54 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import NimbusWire
+
+/// JSON encoding and decoding of wire values for routes.
+package enum JSONResponse {
+    /// A response with a JSON body.
+    package static func make<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = try encoder.encode(value)
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Reads a request body of at most `limit` bytes and decodes it.
+    /// - Throws: `limitExceeded` for a larger body; `invalidArguments` for malformed JSON or wrong types.
+    package static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw WireError(.limitExceeded, "The request body is larger than \(limit) bytes. Split the batch.")
+        } catch is NIOTooManyBytesError {
+            throw WireError(.limitExceeded, "The request body is larger than \(limit) bytes. Split the batch.")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
+        } catch let error as DecodingError {
+            throw WireError(.invalidArguments, "The request body is not a valid \(T.self): \(describe(error))")
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.isEmpty ? "the body" : codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+        switch error {
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "malformed JSON." : "\(path(context.codingPath)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])) is missing."
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)) should be \(type)."
+        case .valueNotFound(let type, let context):
+            return "\(path(context.codingPath)) should be \(type), not null."
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NimbusWire
+import ServiceLifecycle
+
+/// A configured Nimbus server: storage, routes, push and maintenance, ready to run.
+///
+/// For example:
+/// ```swift
+/// let server = try await NimbusServerApp.make(configuration: ServerConfiguration(dataDirectory: dir, port: 8080))
+/// try await server.run()   // until SIGTERM or SIGINT, then finishes in-flight requests
+/// ```
+public struct NimbusServerApp: Sendable {
+    package let services: ServerServices
+    private let application: Application<RouterResponder<NimbusRequestContext>>
+
+    /// Builds a server.
+    /// - Parameters:
+    ///   - configuration: Where data lives and where to listen.
+    ///   - clock: The clock; the system clock by default.
+    ///   - logger: The logger; one labelled `nimbus` by default.
+    ///   - onServerRunning: Called with the bound port once the server accepts connections.
+    /// - Throws: When the data folder or the storage cannot be opened.
+    public static func make(
+        configuration: ServerConfiguration,
+        clock: ServerClock = .system,
+        logger: Logger = Logger(label: "nimbus"),
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> NimbusServerApp {
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        let backend = try StorageFactory.make(configuration: configuration, logger: logger)
+        let metrics = ServerMetrics()
+        let services = ServerServices(
+            configuration: configuration, storage: backend.storage, clock: clock, metrics: metrics,
+            assets: try AssetStore(root: configuration.dataDirectory + "/assets"),
+            authenticator: Authenticator(
+                storage: backend.storage,
+                limiter: RateLimiter(perSecond: configuration.rateLimitPerSecond, burst: configuration.rateLimitBurst),
+                clock: clock))
+
+        let router = Router(context: NimbusRequestContext.self)
+        router.middlewares.add(RequestLogMiddleware(metrics: metrics))
+        router.middlewares.add(ErrorMiddleware())
+        OperationsRoutes(services: services).register(on: router)
+        let containers = router.group("\(NimbusWire.pathPrefix)/containers/:container").add(middleware: AuthMiddleware(authenticator: services.authenticator))
+        AssetRoutes(services: services).register(on: containers)
+        let database = containers.group("databases/:database")
+        ZoneRoutes(services: services).register(on: database)
+        RecordRoutes(services: services).register(on: database)
+        ChangeRoutes(services: services).register(on: database)
+
+        let webSocketRouter = Router(context: NimbusRequestContext.self)
+        PushRoutes(services: services).register(on: webSocketRouter)
+
+        var application = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "nimbus"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+            logger: logger)
+        application.addServices(backend.services)
+        application.addServices(MaintenanceService(services: services, logger: logger))
+        application.addServices(FeedShutdownService(feed: backend.storage.changeFeed))
+        application.beforeServerStarts {
+            try await backend.storage.migrate()
+        }
+        return NimbusServerApp(services: services, application: application)
+    }
+
+    /// Runs until SIGTERM or SIGINT, then stops accepting connections, finishes in-flight
+    /// requests, closes push sockets and the storage.
+    public func run() async throws {
+        try await application.runService()
+    }
+
+    /// Runs until the calling task is cancelled or a graceful shutdown is triggered (tests).
+    public func runWithoutSignals() async throws {
+        try await application.run()
+    }
+
+    /// The application as a service, to run in a `ServiceGroup` of one's own.
+    public var service: any Service { application }
+}
+
+/// Closes every push subscription when the server shuts down, so WebSocket handlers end.
+struct FeedShutdownService: Service {
+    let feed: ChangeFeed
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        feed.finishAll()
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// How a Nimbus server runs: where it keeps data, where it listens, and its limits.
+///
+/// For example:
+/// ```swift
+/// var configuration = ServerConfiguration(dataDirectory: "/var/lib/nimbus")
+/// configuration.port = 8080
+/// ```
+public struct ServerConfiguration: Sendable {
+    /// The folder holding the SQLite file and the assets.
+    public var dataDirectory: String
+    /// The address to bind; loopback by default.
+    public var host: String
+    /// The port to bind; 0 picks a free one.
+    public var port: Int
+    /// A PostgreSQL URL (`postgres://user:password@host:port/database`); `nil` uses SQLite.
+    public var postgresURL: String?
+    /// Requests each token may make per second, on average.
+    public var rateLimitPerSecond: Double
+    /// Requests a token may make in a burst.
+    public var rateLimitBurst: Double
+    /// Bytes a user may store when their account sets no quota.
+    public var defaultQuotaBytes: Int64
+    /// How long tombstones (and so change tokens) live, in seconds.
+    public var tombstoneHorizonSeconds: Int64
+    /// How long an uploaded asset may stay unreferenced before collection, in seconds.
+    public var assetGraceSeconds: Int64
+    /// The largest asset, in bytes.
+    public var maximumAssetBytes: Int64
+    /// How often tombstones and assets are collected, in seconds; 0 disables the job.
+    public var maintenanceIntervalSeconds: Int64
+
+    /// Creates a configuration with the defaults.
+    /// - Parameters:
+    ///   - dataDirectory: The data folder.
+    ///   - port: The port; 0 picks a free one.
+    public init(dataDirectory: String, port: Int = 8080) {
+        self.dataDirectory = dataDirectory
+        self.host = "127.0.0.1"
+        self.port = port
+        self.postgresURL = nil
+        self.rateLimitPerSecond = 200
+        self.rateLimitBurst = 400
+        self.defaultQuotaBytes = 1 << 30
+        self.tombstoneHorizonSeconds = 30 * 24 * 3600
+        self.assetGraceSeconds = 3600
+        self.maximumAssetBytes = 1 << 30
+        self.maintenanceIntervalSeconds = 300
+    }
+}

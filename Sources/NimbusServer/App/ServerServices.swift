@@ -1,0 +1,56 @@
+import Foundation
+import NimbusWire
+
+/// Everything routes need, built once per server.
+package struct ServerServices: Sendable {
+    package let configuration: ServerConfiguration
+    package let storage: any SyncStorage
+    package let clock: ServerClock
+    package let metrics: ServerMetrics
+    package let assets: AssetStore
+    package let authenticator: Authenticator
+
+    package var changeFeed: ChangeFeed { storage.changeFeed }
+
+    /// The database a route addresses, checked against the caller.
+    ///
+    /// - `private`: the caller's own; `?owner=` naming anyone else fails with `permissionFailure`.
+    /// - `public`: one per container.
+    /// - `shared`: not offered yet; fails with `permissionFailure`.
+    /// - Throws: `invalidArguments` for a bad container or scope; `permissionFailure`.
+    package func database(container: String, scope: String, owner: String?, principal: Principal) throws -> DatabaseKey {
+        if let problem = NameRules.problem(with: container) {
+            throw WireError(.invalidArguments, "The container name \(problem).")
+        }
+        guard let scope = DatabaseScope(rawValue: scope) else {
+            throw WireError(.invalidArguments, "'\(scope)' is not a database; use private, shared or public.")
+        }
+        switch scope {
+        case .private:
+            if let owner, owner != principal.userName {
+                throw WireError(.permissionFailure, "The private database of '\(owner)' is reachable only by that user.")
+            }
+            return DatabaseKey(container: container, scope: .private, ownerID: principal.userID)
+        case .public:
+            return DatabaseKey(container: container, scope: .public, ownerID: DatabaseKey.publicOwner)
+        case .shared:
+            throw WireError(.permissionFailure, "No zones are shared with '\(principal.userName)' in '\(container)'.")
+        }
+    }
+
+    /// The zone a route addresses.
+    /// - Throws: `invalidArguments` for a bad zone name, and the errors of ``database(container:scope:owner:principal:)``.
+    package func zone(container: String, scope: String, owner: String?, zoneName: String, principal: Principal) throws -> ZoneKey {
+        let database = try database(container: container, scope: scope, owner: owner, principal: principal)
+        if let problem = NameRules.problem(with: zoneName) {
+            throw WireError(.invalidArguments, "The zone name \(problem).")
+        }
+        return ZoneKey(database: database, zoneName: zoneName)
+    }
+
+    /// The user charged for writes to a database: the owner of a private database; nobody
+    /// for the public one.
+    package func quotaUser(for database: DatabaseKey) -> Int64? {
+        database.scope == .private ? database.ownerID : nil
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import NimbusWire
+
+/// User and token administration, as the `nimbus users` and `nimbus tokens` commands use it.
+///
+/// For example:
+/// ```swift
+/// let admin = AccountAdmin(storage: storage)
+/// _ = try await admin.addUser(name: "alice")
+/// let token = try await admin.createToken(userName: "alice", device: "phone")
+/// ```
+package struct AccountAdmin: Sendable {
+    package let storage: any SyncStorage
+    package let clock: ServerClock
+
+    package init(storage: any SyncStorage, clock: ServerClock = .system) {
+        self.storage = storage
+        self.clock = clock
+    }
+
+    /// Adds a user.
+    /// - Throws: `invalidArguments` for a bad or taken name.
+    package func addUser(name: String, quotaBytes: Int64? = nil) async throws -> UserAccount {
+        if let problem = NameRules.problem(with: name) {
+            throw WireError(.invalidArguments, "The user name \(problem).")
+        }
+        return try await storage.createUser(name: name, quotaBytes: quotaBytes, now: clock.now())
+    }
+
+    /// Creates a token for one device of a user and returns it; only its digest is stored.
+    /// - Parameters:
+    ///   - userName: The user.
+    ///   - device: The device's id, stamped on what it saves.
+    ///   - expiresInSeconds: The token's lifetime; `nil` for no expiry.
+    /// - Throws: `unknownItem` when the user does not exist; `invalidArguments` for a bad device name.
+    package func createToken(userName: String, device: String, expiresInSeconds: Int64? = nil) async throws -> String {
+        guard let user = try await storage.user(named: userName) else {
+            throw WireError(.unknownItem, "No user named '\(userName)'. Add it with `nimbus users add \(userName)`.")
+        }
+        if let problem = NameRules.problem(with: device) {
+            throw WireError(.invalidArguments, "The device name \(problem).")
+        }
+        let token = TokenHasher.newToken()
+        let now = clock.now()
+        _ = try await storage.createToken(
+            userID: user.id, device: device, tokenHash: TokenHasher.digest(token),
+            expiresAt: expiresInSeconds.map { now + $0 * 1000 }, now: now)
+        return token
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import NimbusWire
+
+/// Checks a modify batch before storage sees it: limits, names, duplicates, asset references.
+/// Every failing item is listed in one error.
+enum ModifyValidator {
+    /// - Throws: `limitExceeded` for too many items or oversize records; `invalidArguments`
+    ///   for bad names, duplicates or malformed asset references.
+    static func validate(_ request: ModifyRecordsRequest) throws(WireError) {
+        let count = request.saves.count + request.deletions.count
+        if count > ModifyRecordsRequest.maximumItems {
+            throw WireError(.limitExceeded, "The batch has \(count) items; a batch holds at most \(ModifyRecordsRequest.maximumItems). Split it.")
+        }
+        if count == 0 {
+            throw WireError(.invalidArguments, "The batch has no saves and no deletions.")
+        }
+        var problems: [ItemError] = []
+        var oversize: [ItemError] = []
+        var seen = Set<String>()
+        let encoder = JSONEncoder()
+        let names = request.saves.map(\.recordName) + request.deletions.map(\.recordName)
+        for name in names {
+            if let problem = NameRules.problem(with: name) {
+                problems.append(ItemError(name: name, code: .invalidArguments, message: "The record name \(problem)."))
+            } else if !seen.insert(name).inserted {
+                problems.append(ItemError(name: name, code: .invalidArguments, message: "The record '\(name)' appears more than once in the batch."))
+            }
+        }
+        for record in request.saves {
+            if let problem = NameRules.problem(with: record.recordType) {
+                problems.append(ItemError(name: record.recordName, code: .invalidArguments, message: "The record type \(problem)."))
+            }
+            for key in record.fields.keys where NameRules.problem(with: key) != nil {
+                problems.append(ItemError(name: record.recordName, code: .invalidArguments, message: "The field key '\(key)' \(NameRules.problem(with: key)!)."))
+            }
+            for asset in record.assetReferences where !isChecksum(asset.checksum) || asset.size < 0 {
+                problems.append(ItemError(name: record.recordName, code: .invalidArguments, message: "The asset reference '\(asset.checksum)' is not a lowercase hexadecimal SHA-256 with a size."))
+            }
+            let size = (try? encoder.encode(record).count) ?? Int.max
+            if size > ModifyRecordsRequest.maximumRecordBytes {
+                oversize.append(ItemError(
+                    name: record.recordName, code: .limitExceeded,
+                    message: "The record is \(size) bytes; a record holds at most \(ModifyRecordsRequest.maximumRecordBytes). Move large values to assets."))
+            }
+        }
+        if !problems.isEmpty {
+            throw WireError(.invalidArguments, summary(problems), itemErrors: problems)
+        }
+        if !oversize.isEmpty {
+            throw WireError(.limitExceeded, summary(oversize), itemErrors: oversize)
+        }
+    }
+
+    static func isChecksum(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    private static func summary(_ items: [ItemError]) -> String {
+        let listed = items.prefix(5).map { "'\($0.name)': \($0.message)" }.joined(separator: " ")
+        return "\(items.count) item(s) are invalid. \(listed)"
+    }
+}

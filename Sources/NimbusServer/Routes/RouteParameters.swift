@@ -1,0 +1,34 @@
+import Foundation
+import Hummingbird
+import NimbusWire
+
+extension NimbusRequestContext {
+    /// A path parameter, percent-decoded (`a%20b` names the zone `a b`; `%2F` decodes to a
+    /// slash, which name rules then refuse).
+    func pathParameter(_ name: String) throws(WireError) -> String {
+        let raw = parameters.get(name) ?? ""
+        guard let decoded = raw.removingPercentEncoding else {
+            throw WireError(.invalidArguments, "The \(name) '\(raw)' is not valid percent-encoding.")
+        }
+        return decoded
+    }
+
+    /// The zone named by the route's `container`, `database` and `zone` parameters.
+    func zoneKey(_ services: ServerServices, request: Request) throws -> ZoneKey {
+        try services.zone(
+            container: try pathParameter("container"), scope: try pathParameter("database"),
+            owner: request.uri.queryParameters.get("owner"), zoneName: try pathParameter("zone"),
+            principal: try requirePrincipal())
+    }
+
+    /// The database named by the route's `container` and `database` parameters.
+    func databaseKey(_ services: ServerServices, request: Request) throws -> DatabaseKey {
+        try services.database(
+            container: try pathParameter("container"), scope: try pathParameter("database"),
+            owner: request.uri.queryParameters.get("owner"), principal: try requirePrincipal())
+    }
+}
+
+extension ZoneState {
+    var changeToken: ChangeToken { ChangeTokenCodec.zoneToken(zoneRowID: rowID, seq: seq) }
+}

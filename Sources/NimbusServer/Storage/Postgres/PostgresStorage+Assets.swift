@@ -1,0 +1,61 @@
+import Foundation
+import NimbusWire
+import PostgresNIO
+
+extension PostgresStorage {
+    package func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64) async throws {
+        try await transaction { [logger] connection in
+            let rows = try await connection.query(
+                """
+                INSERT INTO assets(container, checksum, user_id, size, uploaded_at) VALUES (\(container), \(checksum), \(userID), \(size), \(now))
+                ON CONFLICT (container, checksum, user_id) DO UPDATE SET uploaded_at = EXCLUDED.uploaded_at
+                RETURNING (xmax = 0) AS inserted
+                """, logger: logger)
+            var inserted = false
+            for try await value in rows.decode(Bool.self) { inserted = value }
+            if inserted {
+                try await connection.query("UPDATE users SET used_bytes = used_bytes + \(size) WHERE id = \(userID)", logger: logger)
+            }
+        }
+    }
+
+    package func mayReadAsset(container: String, checksum: String, userID: Int64) async throws -> Bool {
+        let rows = try await query(
+            """
+            SELECT EXISTS (SELECT 1 FROM assets WHERE container = \(container) AND checksum = \(checksum) AND user_id = \(userID))
+                OR EXISTS (SELECT 1 FROM asset_refs r JOIN zones z ON z.id = r.zone_id
+                           WHERE r.checksum = \(checksum) AND z.container = \(container) AND NOT z.deleted
+                             AND (z.scope = 'public' OR (z.scope = 'private' AND z.owner_id = \(userID))))
+            """, logger: logger)
+        for try await allowed in rows.decode(Bool.self) { return allowed }
+        return false
+    }
+
+    package func collectUnreferencedAssets(uploadedBefore cutoff: Int64) async throws -> [String] {
+        try await transaction { [logger] connection in
+            let rows = try await connection.query(
+                """
+                DELETE FROM assets a WHERE a.uploaded_at < \(cutoff) AND NOT EXISTS (
+                    SELECT 1 FROM asset_refs r JOIN zones z ON z.id = r.zone_id
+                    WHERE r.checksum = a.checksum AND z.container = a.container AND NOT z.deleted)
+                RETURNING a.checksum, a.user_id, a.size
+                """, logger: logger)
+            var touched = Set<String>()
+            var released: [(Int64, Int64)] = []
+            for try await (checksum, user, size) in rows.decode((String, Int64, Int64).self) {
+                touched.insert(checksum)
+                released.append((user, size))
+            }
+            for (user, size) in released {
+                try await connection.query(
+                    "UPDATE users SET used_bytes = GREATEST(0, used_bytes - \(size)) WHERE id = \(user)", logger: logger)
+            }
+            var orphans: [String] = []
+            for checksum in touched.sorted() {
+                let left = try await connection.query("SELECT 1 FROM assets WHERE checksum = \(checksum) LIMIT 1", logger: logger).collect()
+                if left.isEmpty { orphans.append(checksum) }
+            }
+            return orphans
+        }
+    }
+}

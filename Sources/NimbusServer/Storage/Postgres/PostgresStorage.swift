@@ -1,0 +1,214 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NimbusWire
+import PostgresNIO
+import ServiceLifecycle
+
+/// The scaling backend: PostgreSQL through a postgres-nio client pool.
+///
+/// Several server processes share one database: every modify locks its zone row
+/// (`SELECT … FOR UPDATE`), and committed changes are announced with `pg_notify` inside the
+/// transaction, which every process's ``PostgresChangeListener`` hears and delivers to the
+/// devices connected to it.
+///
+/// For example:
+/// ```swift
+/// let storage = try PostgresStorage(url: "postgres://nimbus@127.0.0.1:5432/nimbus", logger: logger)
+/// ```
+package final class PostgresStorage: SyncStorage {
+    package static let channel = "nimbus_changes"
+
+    package let backendName = "postgres"
+    package let changeFeed: ChangeFeed
+    let client: PostgresClient
+    let logger: Logger
+
+    /// Creates a client for a `postgres://user:password@host:port/database` URL.
+    /// - Throws: `invalidArguments` for a URL that is not a PostgreSQL URL.
+    package init(url: String, logger: Logger, changeFeed: ChangeFeed = ChangeFeed()) throws {
+        var configuration = try Self.configuration(from: url)
+        configuration.options.maximumConnections = 16
+        configuration.options.connectTimeout = .seconds(3)
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+        self.changeFeed = changeFeed
+    }
+
+    /// The services that must run while the storage is used: the client pool and the listener.
+    package var services: [any Service] {
+        [PostgresClientService(client: client), PostgresChangeListener(storage: self)]
+    }
+
+    static func configuration(from url: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+            let user = components.user, !user.isEmpty
+        else {
+            throw WireError(.invalidArguments, "'\(url)' is not a PostgreSQL URL like postgres://user:password@host:5432/database.")
+        }
+        let database = components.path.isEmpty ? nil : String(components.path.dropFirst())
+        let socket = components.queryItems?.first { $0.name == "host" }?.value
+        if let socket, socket.hasPrefix("/") {
+            let port = components.port ?? 5432
+            return PostgresClient.Configuration(
+                unixSocketPath: "\(socket)/.s.PGSQL.\(port)", username: user, password: components.password, database: database)
+        }
+        return PostgresClient.Configuration(
+            host: components.host ?? "127.0.0.1", port: components.port ?? 5432, username: user,
+            password: components.password, database: database, tls: .disable)
+    }
+
+    package func migrate() async throws {
+        try await PostgresSchema.migrate(client, logger: logger)
+    }
+
+    package func ping() async throws {
+        try await query("SELECT 1", logger: logger)
+    }
+
+    // MARK: Accounts
+
+    package func createUser(name: String, quotaBytes: Int64?, now: Int64) async throws -> UserAccount {
+        do {
+            let rows = try await query(
+                "INSERT INTO users(name, created_at, used_bytes, quota_bytes) VALUES (\(name), \(now), 0, \(quotaBytes)) RETURNING id",
+                logger: logger)
+            for try await id in rows.decode(Int64.self) {
+                return UserAccount(id: id, name: name, usedBytes: 0, quotaBytes: quotaBytes)
+            }
+            throw WireError(.internalError, "The new user has no id.")
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw WireError(.invalidArguments, "A user named '\(name)' already exists.")
+        }
+    }
+
+    package func user(named name: String) async throws -> UserAccount? {
+        let rows = try await query("SELECT id, name, used_bytes, quota_bytes FROM users WHERE name = \(name)", logger: logger)
+        for try await row in rows { return try Self.user(row.makeRandomAccess()) }
+        return nil
+    }
+
+    package func createToken(userID: Int64, device: String, tokenHash: String, expiresAt: Int64?, now: Int64) async throws -> Int64 {
+        let rows = try await query(
+            """
+            INSERT INTO tokens(user_id, device, hash, created_at, expires_at, revoked)
+            VALUES (\(userID), \(device), \(tokenHash), \(now), \(expiresAt), false) RETURNING id
+            """, logger: logger)
+        for try await id in rows.decode(Int64.self) { return id }
+        throw WireError(.internalError, "The new token has no id.")
+    }
+
+    package func token(hash: String) async throws -> DeviceToken? {
+        let rows = try await query(
+            """
+            SELECT t.id AS token_id, t.device, t.expires_at, t.revoked, u.id, u.name, u.used_bytes, u.quota_bytes
+            FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = \(hash)
+            """, logger: logger)
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
+            return DeviceToken(
+                id: try cells["token_id"].decode(Int64.self), user: try Self.user(cells),
+                device: try cells["device"].decode(String.self), expiresAt: try cells["expires_at"].decode(Int64?.self),
+                revoked: try cells["revoked"].decode(Bool.self))
+        }
+        return nil
+    }
+
+    package func revokeTokens(userID: Int64, device: String?) async throws -> Int {
+        let rows: CollectedRows
+        if let device {
+            rows = try await query("UPDATE tokens SET revoked = true WHERE user_id = \(userID) AND device = \(device) RETURNING id", logger: logger)
+        } else {
+            rows = try await query("UPDATE tokens SET revoked = true WHERE user_id = \(userID) RETURNING id", logger: logger)
+        }
+        return rows.collect().count
+    }
+
+    package func statistics() async throws -> (records: Int64, bytes: Int64) {
+        let rows = try await query(
+            "SELECT COUNT(*)::int8, COALESCE(SUM(size), 0)::int8 FROM records WHERE deleted_time IS NULL", logger: logger)
+        for try await (count, bytes) in rows.decode((Int64, Int64).self) { return (count, bytes) }
+        return (0, 0)
+    }
+
+    static func user(_ cells: PostgresRandomAccessRow) throws -> UserAccount {
+        UserAccount(
+            id: try cells["id"].decode(Int64.self), name: try cells["name"].decode(String.self),
+            usedBytes: try cells["used_bytes"].decode(Int64.self), quotaBytes: try cells["quota_bytes"].decode(Int64?.self))
+    }
+}
+
+/// Runs a `PostgresClient`'s pool as a service.
+struct PostgresClientService: Service {
+    let client: PostgresClient
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await client.run() }
+    }
+}
+
+extension PostgresStorage {
+    /// How long a request waits for a pooled connection before answering `serviceUnavailable`
+    /// (the pool would otherwise wait for PostgreSQL to come back forever).
+    static let leaseDeadline: Duration = .seconds(3)
+
+    /// Runs `body` in a transaction and rethrows the body's own error (postgres-nio wraps it
+    /// in a `PostgresTransactionError`).
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        let logger = self.logger
+        return try await connection { connection in
+            do {
+                return try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+            } catch let error as PostgresTransactionError {
+                if let closureError = error.closureError { throw closureError }
+                throw error.beginError ?? error.commitError ?? error.rollbackError ?? error
+            }
+        }
+    }
+
+    /// Runs one query on a pooled connection.
+    @discardableResult
+    func query(_ query: PostgresQuery, logger: Logger) async throws -> CollectedRows {
+        try await connection { connection in CollectedRows(rows: try await connection.query(query, logger: logger).collect()) }
+    }
+
+    /// Runs `body` with a pooled connection. When no connection is leased within
+    /// ``leaseDeadline`` (PostgreSQL is down or restarting) the request fails with the
+    /// retryable `serviceUnavailable`; once `body` has started it is never cut short, so a
+    /// client is never told "failed" about work that commits.
+    func connection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        let state = NIOLockedValueBox<(started: Bool, finished: Bool)>((false, false))
+        let client = self.client
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+            @Sendable func finish(_ result: Swift.Result<Result, any Error>, onlyIfNotStarted: Bool) {
+                let resume = state.withLockedValue { state -> Bool in
+                    if state.finished || (onlyIfNotStarted && state.started) { return false }
+                    state.finished = true
+                    return true
+                }
+                if resume { continuation.resume(with: result) }
+            }
+            Task {
+                do {
+                    let result = try await client.withConnection { connection -> Result in
+                        let abandoned = state.withLockedValue { state -> Bool in
+                            state.started = true
+                            return state.finished
+                        }
+                        if abandoned { throw CancellationError() }
+                        return try await body(connection)
+                    }
+                    finish(.success(result), onlyIfNotStarted: false)
+                } catch {
+                    finish(.failure(error), onlyIfNotStarted: false)
+                }
+            }
+            Task {
+                try? await Task.sleep(for: Self.leaseDeadline)
+                finish(
+                    .failure(WireError(.serviceUnavailable, "No database connection is available; retry shortly.", retryAfter: 1)),
+                    onlyIfNotStarted: true)
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+import NimbusWire
+
+extension SQLiteStorage {
+    package func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64) async throws {
+        try await pool.write { db in
+            let known = try Row.fetchOne(
+                db, sql: "SELECT 1 FROM assets WHERE container = ? AND checksum = ? AND user_id = ?",
+                arguments: [container, checksum, userID]) != nil
+            if known {
+                try db.execute(
+                    sql: "UPDATE assets SET uploaded_at = ? WHERE container = ? AND checksum = ? AND user_id = ?",
+                    arguments: [now, container, checksum, userID])
+                return
+            }
+            try db.execute(
+                sql: "INSERT INTO assets(container, checksum, user_id, size, uploaded_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [container, checksum, userID, size, now])
+            try db.execute(sql: "UPDATE users SET used_bytes = used_bytes + ? WHERE id = ?", arguments: [size, userID])
+        }
+    }
+
+    package func mayReadAsset(container: String, checksum: String, userID: Int64) async throws -> Bool {
+        try await pool.read { db in
+            if try Row.fetchOne(
+                db, sql: "SELECT 1 FROM assets WHERE container = ? AND checksum = ? AND user_id = ?",
+                arguments: [container, checksum, userID]) != nil { return true }
+            let sql = """
+                SELECT 1 FROM asset_refs r JOIN zones z ON z.id = r.zone_id
+                WHERE r.checksum = ? AND z.container = ? AND z.deleted = 0
+                  AND (z.scope = 'public' OR (z.scope = 'private' AND z.owner_id = ?))
+                LIMIT 1
+                """
+            return try Row.fetchOne(db, sql: sql, arguments: [checksum, container, userID]) != nil
+        }
+    }
+
+    package func collectUnreferencedAssets(uploadedBefore cutoff: Int64) async throws -> [String] {
+        try await pool.write { db in
+            let candidates = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT a.container, a.checksum, a.user_id, a.size FROM assets a
+                    WHERE a.uploaded_at < ? AND NOT EXISTS (
+                        SELECT 1 FROM asset_refs r JOIN zones z ON z.id = r.zone_id
+                        WHERE r.checksum = a.checksum AND z.container = a.container AND z.deleted = 0)
+                    """,
+                arguments: [cutoff])
+            var touched = Set<String>()
+            for row in candidates {
+                let checksum: String = row["checksum"]
+                touched.insert(checksum)
+                try db.execute(
+                    sql: "DELETE FROM assets WHERE container = ? AND checksum = ? AND user_id = ?",
+                    arguments: [row["container"] as String, checksum, row["user_id"] as Int64])
+                try db.execute(
+                    sql: "UPDATE users SET used_bytes = MAX(0, used_bytes - ?) WHERE id = ?",
+                    arguments: [row["size"] as Int64, row["user_id"] as Int64])
+            }
+            return try touched.filter { checksum in
+                try Row.fetchOne(db, sql: "SELECT 1 FROM assets WHERE checksum = ?", arguments: [checksum]) == nil
+            }.sorted()
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import GRDB
+import NimbusWire
+
+extension SQLiteStorage {
+    package func createZone(_ zone: ZoneKey, now: Int64) async throws -> ZoneState {
+        let (state, created) = try await pool.write { db -> (ZoneState, Bool) in
+            if let existing = try Self.liveZone(db, zone) { return (existing, false) }
+            let dbSeq = try Self.bumpDatabase(db, zone.database)
+            try db.execute(
+                sql: "INSERT INTO zones(container, scope, owner_id, name, seq, purged_seq, db_seq, deleted, created_at) VALUES (?, ?, ?, ?, 0, 0, ?, 0, ?)",
+                arguments: [zone.database.container, zone.database.scope.rawValue, zone.database.ownerID, zone.zoneName, dbSeq, now])
+            return (ZoneState(rowID: db.lastInsertedRowID, zoneName: zone.zoneName, seq: 0, purgedSeq: 0, databaseSeq: dbSeq), true)
+        }
+        if created { changeFeed.deliver(ChangeEvent(zone: zone, state: state)) }
+        return state
+    }
+
+    package func zone(_ zone: ZoneKey) async throws -> ZoneState? {
+        try await pool.read { db in try Self.liveZone(db, zone) }
+    }
+
+    package func listZones(_ database: DatabaseKey) async throws -> [ZoneState] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM zones WHERE container = ? AND scope = ? AND owner_id = ? AND deleted = 0 ORDER BY name",
+                arguments: [database.container, database.scope.rawValue, database.ownerID]
+            ).map(Self.zoneState)
+        }
+    }
+
+    package func deleteZone(_ zone: ZoneKey, now: Int64) async throws -> ChangeEvent {
+        let event = try await pool.write { db -> ChangeEvent in
+            guard var state = try Self.liveZone(db, zone) else { throw StorageErrors.zoneNotFound(zone) }
+            let released: Int64 = try Int64.fetchOne(
+                db, sql: "SELECT COALESCE(SUM(size), 0) FROM records WHERE zone_id = ?", arguments: [state.rowID]) ?? 0
+            try db.execute(sql: "DELETE FROM records WHERE zone_id = ?", arguments: [state.rowID])
+            try db.execute(sql: "DELETE FROM asset_refs WHERE zone_id = ?", arguments: [state.rowID])
+            state.databaseSeq = try Self.bumpDatabase(db, zone.database)
+            try db.execute(
+                sql: "UPDATE zones SET deleted = 1, deleted_at = ?, db_seq = ? WHERE id = ?",
+                arguments: [now, state.databaseSeq, state.rowID])
+            if zone.database.scope == .private {
+                try db.execute(
+                    sql: "UPDATE users SET used_bytes = MAX(0, used_bytes - ?) WHERE id = ?",
+                    arguments: [released, zone.database.ownerID])
+            }
+            return ChangeEvent(zone: zone, state: state, zoneDeleted: true)
+        }
+        changeFeed.deliver(event)
+        return event
+    }
+
+    package func databaseChanges(_ database: DatabaseKey, afterSeq: Int64, limit: Int) async throws -> DatabaseChangesPage {
+        try await pool.read { db in
+            let current = try Int64.fetchOne(
+                db, sql: "SELECT seq FROM databases WHERE container = ? AND scope = ? AND owner_id = ?",
+                arguments: [database.container, database.scope.rawValue, database.ownerID]) ?? 0
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT name, deleted, db_seq FROM zones
+                    WHERE container = ? AND scope = ? AND owner_id = ? AND db_seq > ?
+                    ORDER BY db_seq LIMIT ?
+                    """,
+                arguments: [database.container, database.scope.rawValue, database.ownerID, afterSeq, limit + 1])
+            let more = rows.count > limit
+            let page = rows.prefix(limit).map { ZoneChange(zoneName: $0["name"], deleted: $0["deleted"] as Bool, databaseSeq: $0["db_seq"]) }
+            let seq = more ? (page.last?.databaseSeq ?? afterSeq) : max(current, afterSeq)
+            return DatabaseChangesPage(zones: Array(page), databaseSeq: seq, moreComing: more)
+        }
+    }
+
+    package func databasePosition(_ database: DatabaseKey) async throws -> Int64 {
+        try await pool.read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT seq FROM databases WHERE container = ? AND scope = ? AND owner_id = ?",
+                arguments: [database.container, database.scope.rawValue, database.ownerID]) ?? 0
+        }
+    }
+
+    static func liveZone(_ db: Database, _ zone: ZoneKey) throws -> ZoneState? {
+        try Row.fetchOne(
+            db, sql: "SELECT * FROM zones WHERE container = ? AND scope = ? AND owner_id = ? AND name = ? AND deleted = 0",
+            arguments: [zone.database.container, zone.database.scope.rawValue, zone.database.ownerID, zone.zoneName]
+        ).map(zoneState)
+    }
+
+    static func bumpDatabase(_ db: Database, _ database: DatabaseKey) throws -> Int64 {
+        try Int64.fetchOne(
+            db,
+            sql: """
+                INSERT INTO databases(container, scope, owner_id, seq) VALUES (?, ?, ?, 1)
+                ON CONFLICT(container, scope, owner_id) DO UPDATE SET seq = seq + 1 RETURNING seq
+                """,
+            arguments: [database.container, database.scope.rawValue, database.ownerID])!
+    }
+
+    static func zoneState(_ row: Row) -> ZoneState {
+        ZoneState(
+            rowID: row["id"], zoneName: row["name"], seq: row["seq"], purgedSeq: row["purged_seq"],
+            databaseSeq: row["db_seq"], deleted: row["deleted"] as Bool)
+    }
+}

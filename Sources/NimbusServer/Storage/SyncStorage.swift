@@ -1,0 +1,164 @@
+import Foundation
+import NimbusWire
+
+/// A user account.
+package struct UserAccount: Hashable, Sendable {
+    package var id: Int64
+    package var name: String
+    package var usedBytes: Int64
+    package var quotaBytes: Int64?
+
+    package init(id: Int64, name: String, usedBytes: Int64, quotaBytes: Int64?) {
+        self.id = id
+        self.name = name
+        self.usedBytes = usedBytes
+        self.quotaBytes = quotaBytes
+    }
+}
+
+/// A device token's row, found by the hash of the token.
+package struct DeviceToken: Hashable, Sendable {
+    package var id: Int64
+    package var user: UserAccount
+    package var device: String
+    package var expiresAt: Int64?
+    package var revoked: Bool
+
+    package init(id: Int64, user: UserAccount, device: String, expiresAt: Int64?, revoked: Bool) {
+        self.id = id
+        self.user = user
+        self.device = device
+        self.expiresAt = expiresAt
+        self.revoked = revoked
+    }
+}
+
+/// Who asks for a modify batch and what it may use.
+package struct ModifyContext: Sendable {
+    package var device: String
+    package var now: Int64
+    /// The user charged for the bytes, or `nil` when no quota applies (the public database).
+    package var quotaUserID: Int64?
+    /// The quota used when the user has none of their own.
+    package var defaultQuotaBytes: Int64
+
+    package init(device: String, now: Int64, quotaUserID: Int64?, defaultQuotaBytes: Int64) {
+        self.device = device
+        self.now = now
+        self.quotaUserID = quotaUserID
+        self.defaultQuotaBytes = defaultQuotaBytes
+    }
+}
+
+/// A committed change that devices hear about.
+package struct ChangeEvent: Hashable, Sendable, Codable {
+    package var container: String
+    package var scope: DatabaseScope
+    package var ownerID: Int64
+    package var zoneName: String
+    package var zoneRowID: Int64
+    package var zoneSeq: Int64
+    package var databaseSeq: Int64
+    package var zoneDeleted: Bool
+
+    package init(zone: ZoneKey, state: ZoneState, zoneDeleted: Bool = false) {
+        self.container = zone.database.container
+        self.scope = zone.database.scope
+        self.ownerID = zone.database.ownerID
+        self.zoneName = zone.zoneName
+        self.zoneRowID = state.rowID
+        self.zoneSeq = state.seq
+        self.databaseSeq = state.databaseSeq
+        self.zoneDeleted = zoneDeleted
+    }
+
+    package var database: DatabaseKey { DatabaseKey(container: container, scope: scope, ownerID: ownerID) }
+}
+
+/// The outcome of a modify batch.
+package struct ModifyOutcome: Sendable {
+    package var plan: ModifyPlan
+    package var zone: ZoneState
+    /// The change devices must hear about; `nil` when nothing was written.
+    package var event: ChangeEvent?
+}
+
+/// One page of a zone's changes.
+package struct ZoneChangesPage: Sendable {
+    package var zone: ZoneState
+    package var records: [StoredRecord]
+    package var moreComing: Bool
+}
+
+/// One page of a database's zone changes.
+package struct DatabaseChangesPage: Sendable {
+    package var zones: [ZoneChange]
+    package var databaseSeq: Int64
+    package var moreComing: Bool
+}
+
+/// What the server stores, behind one protocol so that SQLite and PostgreSQL pass the same
+/// conformance suite.
+///
+/// Every method is one transaction. Methods that change a zone deliver a ``ChangeEvent`` to
+/// the backend's ``ChangeFeed`` after (SQLite) or on (PostgreSQL `NOTIFY`) commit.
+package protocol SyncStorage: Sendable {
+    /// `"sqlite"` or `"postgres"`.
+    var backendName: String { get }
+    /// Where committed changes are announced.
+    var changeFeed: ChangeFeed { get }
+
+    /// Brings the schema up to date. Idempotent; run at start-up.
+    func migrate() async throws
+    /// Checks that the storage answers.
+    func ping() async throws
+
+    // MARK: Accounts
+    func createUser(name: String, quotaBytes: Int64?, now: Int64) async throws -> UserAccount
+    func user(named name: String) async throws -> UserAccount?
+    func createToken(userID: Int64, device: String, tokenHash: String, expiresAt: Int64?, now: Int64) async throws -> Int64
+    func token(hash: String) async throws -> DeviceToken?
+    func revokeTokens(userID: Int64, device: String?) async throws -> Int
+
+    // MARK: Zones
+    /// Creates the zone, or returns it when it exists.
+    func createZone(_ zone: ZoneKey, now: Int64) async throws -> ZoneState
+    /// The live zone, or `nil`.
+    func zone(_ zone: ZoneKey) async throws -> ZoneState?
+    /// Every live zone of a database, ordered by name.
+    func listZones(_ database: DatabaseKey) async throws -> [ZoneState]
+    /// Deletes a zone and its records.
+    /// - Throws: `zoneNotFound`.
+    func deleteZone(_ zone: ZoneKey, now: Int64) async throws -> ChangeEvent
+
+    // MARK: Records
+    /// Applies a validated batch atomically or per item.
+    /// - Throws: `zoneNotFound`, `quotaExceeded`.
+    func modifyRecords(_ zone: ZoneKey, _ request: ModifyRecordsRequest, context: ModifyContext) async throws -> ModifyOutcome
+    /// The rows (tombstones included) for the given names.
+    /// - Throws: `zoneNotFound`.
+    func lookupRecords(_ zone: ZoneKey, names: [String]) async throws -> [String: StoredRecord]
+    /// Changes after `afterSeq`, oldest first.
+    /// - Throws: `zoneNotFound`.
+    func zoneChanges(_ zone: ZoneKey, afterSeq: Int64, limit: Int) async throws -> ZoneChangesPage
+    /// Zones changed after `afterSeq`, oldest first.
+    func databaseChanges(_ database: DatabaseKey, afterSeq: Int64, limit: Int) async throws -> DatabaseChangesPage
+    /// The database's current position.
+    func databasePosition(_ database: DatabaseKey) async throws -> Int64
+
+    /// Removes tombstones older than `cutoff` (ms since 1970), advancing each zone's horizon.
+    func purgeTombstones(olderThan cutoff: Int64) async throws -> Int
+
+    // MARK: Assets
+    /// Records that `userID` uploaded an asset to a container; charges its bytes once.
+    func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64) async throws
+    /// Whether a user may download an asset: they uploaded it, or a record they can read refers to it.
+    func mayReadAsset(container: String, checksum: String, userID: Int64) async throws -> Bool
+    /// Assets no record refers to, uploaded before `cutoff`; their rows are removed and the
+    /// uploaders' bytes released. Returns the checksums no container refers to any more.
+    func collectUnreferencedAssets(uploadedBefore cutoff: Int64) async throws -> [String]
+
+    // MARK: Statistics
+    /// Live records and their bytes, across all databases.
+    func statistics() async throws -> (records: Int64, bytes: Int64)
+}

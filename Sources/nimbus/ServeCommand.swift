@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NimbusServer
+
+extension NimbusCommand {
+    /// `nimbus serve`: runs the sync server until SIGTERM or SIGINT.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the sync server.",
+            discussion: "Example: nimbus serve --data-dir ./data --port 8080")
+
+        @OptionGroup var storage: StorageOptions
+
+        @Option(help: "The port to listen on; 0 picks a free one.")
+        var port: Int = 8080
+
+        @Option(help: "The address to bind.")
+        var host: String = "127.0.0.1"
+
+        @Option(name: .customLong("rate-limit"), help: "Requests per second allowed per token.")
+        var rateLimit: Double = 200
+
+        @Option(name: .customLong("rate-burst"), help: "Requests a token may make in a burst.")
+        var rateBurst: Double = 400
+
+        @Option(name: .customLong("quota-bytes"), help: "Bytes each user may store unless their account says otherwise.")
+        var quotaBytes: Int64 = 1 << 30
+
+        @Option(name: .customLong("tombstone-horizon"), help: "Seconds that tombstones and change tokens live.")
+        var tombstoneHorizon: Int64 = 30 * 24 * 3600
+
+        @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+        var logLevel: String = "info"
+
+        func run() async throws {
+            var configuration = storage.configuration(port: port)
+            configuration.host = host
+            configuration.rateLimitPerSecond = rateLimit
+            configuration.rateLimitBurst = rateBurst
+            configuration.defaultQuotaBytes = quotaBytes
+            configuration.tombstoneHorizonSeconds = tombstoneHorizon
+            var logger = Logger(label: "nimbus")
+            logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+            let host = configuration.host
+            let server = try await NimbusServerApp.make(configuration: configuration, logger: logger) { port in
+                FileHandle.standardOutput.write(Data("nimbus listening on http://\(host):\(port)\n".utf8))
+            }
+            try await server.run()
+        }
+    }
+}
