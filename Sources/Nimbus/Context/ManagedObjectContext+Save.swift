@@ -124,18 +124,23 @@ extension ManagedObjectContext {
         for (old, _) in permanentIDs { assignedStores[old] = nil }
         var notification = SaveNotification()
         var saved: [(ManagedObjectID, RowSnapshot)] = []
+        let observed = persistentStoreCoordinator.hasMergeObservers
+        // Rows of small saves go to the shared cache; a bulk import would only churn it.
+        let cachesNewRows = inserted.count <= RowCache.newRowsPerSave
         for object in [inserted, updated].joined() {
             var values = object.values!
             for index in object.entity.toManyIndexes { values[index] = .null }
-            let snapshot = RowSnapshot(version: versions[object.objectID] ?? (object.committed?.version ?? 0) + 1, values: values)
+            let isNew = object.flags.isInserted
+            let version = isNew ? 1 : versions[object.objectID] ?? (object.committed?.version ?? 0) + 1
+            let snapshot = RowSnapshot(version: version, values: values)
             object.committed = snapshot
             for index in object.loadedToMany {
                 if case let .objects(ids) = object.values![index] { object.committedToMany[index] = ids }
             }
             object.flags.isInserted = false
             object.flags.isChanged = false
-            saved.append((object.objectID, snapshot))
-            notification.snapshots[object.objectID] = snapshot
+            if !isNew || cachesNewRows { saved.append((object.objectID, snapshot)) }
+            if observed { notification.snapshots[object.objectID] = snapshot }
         }
         notification.insertedObjectIDs = Set(inserted.map(\.objectID))
         notification.updatedObjectIDs = Set(updated.map(\.objectID))

@@ -172,6 +172,9 @@ public final class PersistentStoreCoordinator: Sendable {
 
     // MARK: Merging
 
+    /// Whether any context merges saves automatically.
+    var hasMergeObservers: Bool { state.withLock { !$0.mergeObservers.isEmpty } }
+
     func setMergeObserver(_ context: ManagedObjectContext, enabled: Bool) {
         state.withLock { state in
             if enabled { state.mergeObservers[ObjectIdentifier(context)] = WeakContext(context: context) }

@@ -6,6 +6,8 @@ import Synchronization
 final class RowCache: Sendable {
     private let rows = Mutex<[ManagedObjectID: RowSnapshot]>([:])
     let capacity: Int
+    /// Saves inserting more objects than this leave their new rows out of the cache.
+    static let newRowsPerSave = 1_000
 
     init(capacity: Int = 100_000) { self.capacity = capacity }
 

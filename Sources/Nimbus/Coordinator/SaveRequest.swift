@@ -53,7 +53,7 @@ struct SaveRequest: Sendable {
 }
 
 /// What a store reports after a save: the permanent IDs of inserted objects and the new
-/// version of every written row.
+/// version of every updated row (inserted rows have version 1).
 struct SaveResult: Sendable {
     var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
     var versions: [ManagedObjectID: Int64] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The identity of an object: its entity, its store and its row.
 ///
@@ -18,31 +19,32 @@ public struct ManagedObjectID: Hashable, Sendable {
     public let storeIdentifier: String
     /// The row's primary key (`Z_PK`); 0 when temporary.
     public let primaryKey: Int64
-    let temporaryReference: UUID?
+    /// For temporary IDs: a number unique in this process (0 for permanent IDs).
+    let temporaryReference: UInt64
 
     init(entity: EntityDescription, storeIdentifier: String, primaryKey: Int64) {
         self.entity = entity
         self.storeIdentifier = storeIdentifier
         self.primaryKey = primaryKey
-        self.temporaryReference = nil
+        self.temporaryReference = 0
     }
 
     init(temporaryFor entity: EntityDescription) {
         self.entity = entity
         self.storeIdentifier = ""
         self.primaryKey = 0
-        self.temporaryReference = UUID()
+        self.temporaryReference = TemporaryIDs.next.add(1, ordering: .relaxed).newValue
     }
 
     /// Whether the ID is temporary (the object has not been saved).
-    public var isTemporaryID: Bool { temporaryReference != nil }
+    public var isTemporaryID: Bool { temporaryReference != 0 }
 
     /// The URI that names the object, stable across launches once permanent:
     /// `x-coredata://<store UUID>/<Entity>/p<primary key>`, or
     /// `x-coredata:///<Entity>/t<UUID>` while temporary.
     public func uriRepresentation() -> URL {
-        if let temporaryReference {
-            return URL(string: "x-coredata:///\(entity.name)/t\(temporaryReference.uuidString)")!
+        if temporaryReference != 0 {
+            return URL(string: "x-coredata:///\(entity.name)/t\(TemporaryIDs.processPrefix)\(String(temporaryReference, radix: 16, uppercase: true))")!
         }
         return URL(string: "x-coredata://\(storeIdentifier)/\(entity.name)/p\(primaryKey)")!
     }
@@ -55,7 +57,7 @@ public struct ManagedObjectID: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(primaryKey)
         hasher.combine(entity.rootEntityNumber)
-        if let temporaryReference { hasher.combine(temporaryReference) }
+        hasher.combine(temporaryReference)
     }
 }
 
@@ -68,9 +70,7 @@ extension ManagedObjectID: Comparable {
     public static func < (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
         if lhs.entity.entityNumber != rhs.entity.entityNumber { return lhs.entity.entityNumber < rhs.entity.entityNumber }
         if lhs.primaryKey != rhs.primaryKey { return lhs.primaryKey < rhs.primaryKey }
-        let left = lhs.temporaryReference?.uuid ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).uuid
-        let right = rhs.temporaryReference?.uuid ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).uuid
-        return withUnsafeBytes(of: left) { l in withUnsafeBytes(of: right) { r in l.lexicographicallyPrecedes(r) } }
+        return lhs.temporaryReference < rhs.temporaryReference
     }
 }
 
@@ -88,4 +88,14 @@ struct ObjectURI {
         entityName = String(parts[0])
         primaryKey = key
     }
+}
+
+/// Temporary IDs: a counter, and a prefix unique to this process so that URIs of temporary
+/// IDs from different processes never collide.
+enum TemporaryIDs {
+    static let next = Atomic<UInt64>(0)
+    static let processPrefix: String = {
+        let uuid = UUID().uuidString
+        return String(uuid.prefix(uuid.count - 12))
+    }()
 }

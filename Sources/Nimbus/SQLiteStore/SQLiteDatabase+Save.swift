@@ -22,7 +22,6 @@ extension SQLiteDatabase {
             for insert in request.inserts {
                 let id = resolve(insert.id)
                 try insertRow(id: id, values: insert.values, resolve: resolve, db)
-                result.versions[id] = 1
             }
             var conflicts: [ManagedObjectID] = []
             for update in request.updates {
