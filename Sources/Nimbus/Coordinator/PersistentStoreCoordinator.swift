@@ -123,7 +123,7 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// The store of an object ID.
     func store(for id: ManagedObjectID) throws -> PersistentStore {
-        if let store = persistentStore(identifier: id.storeIdentifier) { return store }
+        if let store = persistentStores.first(where: { $0.database.storeKey == id.storeKey }) { return store }
         throw NimbusError(.invalidObjectID, "\(id) belongs to no store of this coordinator")
     }
 

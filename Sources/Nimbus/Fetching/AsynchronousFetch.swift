@@ -131,8 +131,8 @@ extension SQLiteDatabase {
         while let row = try cursor.next() {
             if idsOnly {
                 guard let entity = model.entity(number: row[1]) else { continue }
-                result.append((ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: row[0]), nil))
-            } else if let read = reader.read(statement: statement.sqliteStatement, storeIdentifier: identifier, model: model) {
+                result.append((ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: row[0]), nil))
+            } else if let read = reader.read(statement: statement.sqliteStatement, storeKey: storeKey, model: model) {
                 result.append(read)
             }
             if result.count % 256 == 0, cancelled.isSet { throw CancellationError() }

@@ -76,7 +76,7 @@ extension SQLiteDatabase {
                 guard let position = byNumber[number], let entity = model.entity(number: row[2]),
                       let type = PersistentHistoryChange.ChangeType(rawValue: row[1]) else { continue }
                 var change = PersistentHistoryChange(
-                    changeID: row[0], changedObjectID: ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: row[3]),
+                    changeID: row[0], changedObjectID: ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: row[3]),
                     changeType: type, updatedProperties: nil, tombstone: nil, transactionNumber: number)
                 if let bitmap = row[5] as Data? {
                     change.updatedProperties = Set(HistoryStore.indexes(in: bitmap).compactMap { $0 < entity.properties.count ? entity.properties[$0].name : nil })

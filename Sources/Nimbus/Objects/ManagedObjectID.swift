@@ -16,22 +16,28 @@ public struct ManagedObjectID: Hashable, Sendable {
     /// The entity of the object.
     public let entity: EntityDescription
     /// The identifier (UUID) of the store the object lives in; empty when temporary.
-    public let storeIdentifier: String
+    public var storeIdentifier: String { StoreKeys.identifier(for: storeKey) }
+    /// The store, as a small number standing for its identifier (0: none, temporary).
+    let storeKey: UInt32
     /// The row's primary key (`Z_PK`); 0 when temporary.
     public let primaryKey: Int64
     /// For temporary IDs: a number unique in this process (0 for permanent IDs).
     let temporaryReference: UInt64
 
     init(entity: EntityDescription, storeIdentifier: String, primaryKey: Int64) {
+        self.init(entity: entity, storeKey: StoreKeys.key(for: storeIdentifier), primaryKey: primaryKey)
+    }
+
+    init(entity: EntityDescription, storeKey: UInt32, primaryKey: Int64) {
         self.entity = entity
-        self.storeIdentifier = storeIdentifier
+        self.storeKey = storeKey
         self.primaryKey = primaryKey
         self.temporaryReference = 0
     }
 
     init(temporaryFor entity: EntityDescription) {
         self.entity = entity
-        self.storeIdentifier = ""
+        self.storeKey = 0
         self.primaryKey = 0
         self.temporaryReference = TemporaryIDs.next.add(1, ordering: .relaxed).newValue
     }
@@ -51,7 +57,7 @@ public struct ManagedObjectID: Hashable, Sendable {
 
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
         lhs.primaryKey == rhs.primaryKey && lhs.temporaryReference == rhs.temporaryReference
-            && lhs.entity.rootEntityNumber == rhs.entity.rootEntityNumber && lhs.storeIdentifier == rhs.storeIdentifier
+            && lhs.entity.rootEntityNumber == rhs.entity.rootEntityNumber && lhs.storeKey == rhs.storeKey
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -98,4 +104,28 @@ enum TemporaryIDs {
         let uuid = UUID().uuidString
         return String(uuid.prefix(uuid.count - 12))
     }()
+}
+
+/// Store identifiers as small numbers, so IDs compare, hash and copy without strings.
+enum StoreKeys {
+    private struct Table {
+        var identifiers: [String] = [""]
+        var keys: [String: UInt32] = ["": 0]
+    }
+    private static let table = Mutex(Table())
+
+    /// The number standing for a store identifier (assigned on first use).
+    static func key(for identifier: String) -> UInt32 {
+        table.withLock { table in
+            if let key = table.keys[identifier] { return key }
+            let key = UInt32(table.identifiers.count)
+            table.identifiers.append(identifier)
+            table.keys[identifier] = key
+            return key
+        }
+    }
+
+    static func identifier(for key: UInt32) -> String {
+        table.withLock { $0.identifiers[Int(key)] }
+    }
 }

@@ -54,7 +54,7 @@ struct EntityReader: Sendable {
     /// Reads the current row of a stepping statement straight from SQLite's column API: the
     /// hot path of fetches (no `Row` indirection, no intermediate `DatabaseValue`).
     @inline(__always)
-    func read(statement: SQLiteStatement, storeIdentifier: String, model: ManagedObjectModel) -> (ManagedObjectID, RowSnapshot)? {
+    func read(statement: SQLiteStatement, storeKey: UInt32, model: ManagedObjectModel) -> (ManagedObjectID, RowSnapshot)? {
         let primaryKey = sqlite3_column_int64(statement, 0)
         let entityNumber = Int(sqlite3_column_int64(statement, 1))
         guard let concrete = model.entity(number: entityNumber), let plan = plans[entityNumber] else { return nil }
@@ -96,12 +96,12 @@ struct EntityReader: Sendable {
                    let e = model.entity(number: Int(sqlite3_column_int64(statement, Int32(entityColumn)))) {
                     target = e
                 }
-                values[index] = .object(ManagedObjectID(entity: target, storeIdentifier: storeIdentifier, primaryKey: sqlite3_column_int64(statement, c)))
+                values[index] = .object(ManagedObjectID(entity: target, storeKey: storeKey, primaryKey: sqlite3_column_int64(statement, c)))
             case .none:
                 continue
             }
         }
-        return (ManagedObjectID(entity: concrete, storeIdentifier: storeIdentifier, primaryKey: primaryKey),
+        return (ManagedObjectID(entity: concrete, storeKey: storeKey, primaryKey: primaryKey),
                 RowSnapshot(version: version, values: values))
     }
 

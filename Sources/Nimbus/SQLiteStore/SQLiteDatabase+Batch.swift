@@ -22,7 +22,7 @@ extension SQLiteDatabase {
                 }
                 statement.setUncheckedArguments(StatementArguments(arguments))
                 try statement.execute()
-                ids.append(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: key))
+                ids.append(ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: key))
                 key += 1
             }
             if history { try HistoryStore.record(ids.map { .init(type: .insert, id: $0) }, author: author, contextName: contextName, db) }
@@ -112,7 +112,7 @@ extension SQLiteDatabase {
             for chunk in stride(from: 0, to: group.count, by: 500) {
                 let keys = group[chunk..<min(chunk + 500, group.count)].map { String($0.primaryKey) }.joined(separator: ",")
                 for row in try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_PK IN (\(keys))") {
-                    if let entity = model.entity(number: row[1]) { result.append(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: row[0])) }
+                    if let entity = model.entity(number: row[1]) { result.append(ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: row[0])) }
                 }
             }
         }

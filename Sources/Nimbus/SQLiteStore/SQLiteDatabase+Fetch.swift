@@ -13,7 +13,7 @@ extension SQLiteDatabase {
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
         let sqliteStatement = statement.sqliteStatement
         while try cursor.next() != nil {
-            if let read = reader.read(statement: sqliteStatement, storeIdentifier: identifier, model: model) { result.append(read) }
+            if let read = reader.read(statement: sqliteStatement, storeKey: storeKey, model: model) { result.append(read) }
         }
         SQLDebug.logFetch(sql: sql, arguments: arguments, rows: result.count, started: started, db: db)
         return result
@@ -29,7 +29,7 @@ extension SQLiteDatabase {
         var result: [ManagedObjectID] = []
         while let row = try cursor.next() {
             guard let entity = model.entity(number: row[1]) else { continue }
-            result.append(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: row[0]))
+            result.append(ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: row[0]))
         }
         SQLDebug.logFetch(sql: sql, arguments: arguments, rows: result.count, started: started, db: db)
         return result
@@ -70,7 +70,7 @@ extension SQLiteDatabase {
         let statement = try db.cachedStatement(sql: "SELECT \(reader.selectList) FROM \(reader.table) t0 WHERE t0.Z_PK = ?")
         let cursor = try Row.fetchCursor(statement, arguments: [id.primaryKey])
         guard try cursor.next() != nil else { return nil }
-        return reader.read(statement: statement.sqliteStatement, storeIdentifier: identifier, model: model)?.1
+        return reader.read(statement: statement.sqliteStatement, storeKey: storeKey, model: model)?.1
     }
 
     /// Snapshots of many rows of one hierarchy, by primary key.
@@ -84,7 +84,7 @@ extension SQLiteDatabase {
             let statement = try db.makeStatement(sql: sql)
             let cursor = try Row.fetchCursor(statement)
             while try cursor.next() != nil {
-                if let (id, snapshot) = reader.read(statement: statement.sqliteStatement, storeIdentifier: identifier, model: model) {
+                if let (id, snapshot) = reader.read(statement: statement.sqliteStatement, storeKey: storeKey, model: model) {
                     result[id] = snapshot
                 }
             }
@@ -118,7 +118,7 @@ extension SQLiteDatabase {
         var result: [ManagedObjectID] = []
         while let row = try cursor.next() {
             guard let entity = model.entity(number: row[1]) else { continue }
-            result.append(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: row[0]))
+            result.append(ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: row[0]))
         }
         return result
     }

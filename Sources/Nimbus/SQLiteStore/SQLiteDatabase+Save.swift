@@ -55,7 +55,7 @@ extension SQLiteDatabase {
                                              arguments: [group.count, root]) ?? Int64(group.count)
             var next = maximum - Int64(group.count) + 1
             for id in group {
-                map[id] = ManagedObjectID(entity: id.entity, storeIdentifier: identifier, primaryKey: next)
+                map[id] = ManagedObjectID(entity: id.entity, storeKey: storeKey, primaryKey: next)
                 next += 1
             }
         }

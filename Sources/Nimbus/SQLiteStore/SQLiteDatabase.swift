@@ -8,6 +8,8 @@ final class SQLiteDatabase: @unchecked Sendable {
     let model: ManagedObjectModel
     let schema: StoreSchema
     let identifier: String
+    /// The identifier as the small number object IDs carry.
+    let storeKey: UInt32
     let readers: [EntityReader]
     let insertPlans: [InsertPlan]
     /// Statements seen, when recording is on (for tests that assert the SQL sent).
@@ -18,6 +20,7 @@ final class SQLiteDatabase: @unchecked Sendable {
         self.model = model
         self.schema = model.schema
         self.identifier = identifier
+        self.storeKey = StoreKeys.key(for: identifier)
         self.readers = model.entities.map { EntityReader(entity: $0, schema: model.schema) }
         self.insertPlans = model.entities.map { InsertPlan(entity: $0, schema: model.schema) }
         self.recorder = recorder
