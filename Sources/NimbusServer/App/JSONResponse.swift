@@ -18,6 +18,11 @@ package enum JSONResponse {
     /// Reads a request body of at most `limit` bytes and decodes it.
     /// - Throws: `limitExceeded` for a larger body; `invalidArguments` for malformed JSON or wrong types.
     package static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
+        try await decodeCounting(type, from: request, limit: limit).value
+    }
+
+    /// Like ``decode(_:from:limit:)``, also returning the body's size in bytes.
+    package static func decodeCounting<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> (value: T, bytes: Int) {
         var request = request
         let buffer: ByteBuffer
         do {
@@ -28,7 +33,7 @@ package enum JSONResponse {
             throw WireError(.limitExceeded, "The request body is larger than \(limit) bytes. Split the batch.")
         }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
+            return (try JSONDecoder().decode(T.self, from: Data(buffer: buffer)), buffer.readableBytes)
         } catch let error as DecodingError {
             throw WireError(.invalidArguments, "The request body is not a valid \(T.self): \(describe(error))")
         }

@@ -6,7 +6,7 @@ import NimbusWire
 enum ModifyValidator {
     /// - Throws: `limitExceeded` for too many items or oversize records; `invalidArguments`
     ///   for bad names, duplicates or malformed asset references.
-    static func validate(_ request: ModifyRecordsRequest) throws(WireError) {
+    static func validate(_ request: ModifyRecordsRequest, bodyBytes: Int = Int.max) throws(WireError) {
         let count = request.saves.count + request.deletions.count
         if count > ModifyRecordsRequest.maximumItems {
             throw WireError(.limitExceeded, "The batch has \(count) items; a batch holds at most \(ModifyRecordsRequest.maximumItems). Split it.")
@@ -36,6 +36,8 @@ enum ModifyValidator {
             for asset in record.assetReferences where !isChecksum(asset.checksum) || asset.size < 0 {
                 problems.append(ItemError(name: record.recordName, code: .invalidArguments, message: "The asset reference '\(asset.checksum)' is not a lowercase hexadecimal SHA-256 with a size."))
             }
+            // A record cannot be larger than the body that carried it.
+            guard bodyBytes > ModifyRecordsRequest.maximumRecordBytes else { continue }
             let size = (try? encoder.encode(record).count) ?? Int.max
             if size > ModifyRecordsRequest.maximumRecordBytes {
                 oversize.append(ItemError(

@@ -9,9 +9,9 @@ struct RecordRoutes {
         group.post("zones/:zone/records/modify") { request, context in
             let key = try context.zoneKey(services, request: request)
             let principal = try context.requirePrincipal()
-            let body = try await JSONResponse.decode(
+            let (body, bodyBytes) = try await JSONResponse.decodeCounting(
                 ModifyRecordsRequest.self, from: request, limit: ModifyRecordsRequest.maximumBodyBytes)
-            try ModifyValidator.validate(body)
+            try ModifyValidator.validate(body, bodyBytes: bodyBytes)
             try await checkAssetAccess(body, container: key.database.container, principal: principal)
             let outcome = try await services.storage.modifyRecords(
                 key, body,

@@ -49,7 +49,8 @@ package enum ModifyPlanner {
             case .unchanged(let record):
                 results.append(RecordResult(recordName: incoming.recordName, status: .saved, record: record.wire))
             case .write(let fields):
-                let size = recordSize(name: incoming.recordName, type: incoming.recordType, fields: fields)
+                let encoded = (try? FieldsCoding.encode(fields)) ?? Data()
+                let size = Int64(encoded.count + incoming.recordName.utf8.count + incoming.recordType.utf8.count)
                 if size > Int64(ModifyRecordsRequest.maximumRecordBytes) {
                     results.append(RecordResult(
                         recordName: incoming.recordName, status: .failed,
@@ -62,7 +63,7 @@ package enum ModifyPlanner {
                 let row = StoredRecord(
                     recordName: incoming.recordName, recordType: incoming.recordType, fields: fields,
                     changeTag: tag, seq: rowSeq, created: current?.created ?? modified, modified: modified,
-                    deletion: nil, size: size)
+                    deletion: nil, size: size, encodedFields: encoded)
                 byteDelta += size - (current?.size ?? 0)
                 writes.append(row)
                 results.append(RecordResult(recordName: incoming.recordName, status: .saved, record: row.wire))

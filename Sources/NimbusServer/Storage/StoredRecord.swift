@@ -15,10 +15,12 @@ package struct StoredRecord: Hashable, Sendable {
     package var deletion: HLCStamp?
     /// Bytes counted against the owner's quota (the JSON of the fields; 0 for a tombstone).
     package var size: Int64
+    /// The fields' JSON, when already encoded (saves re-use the planner's encoding).
+    package var encodedFields: Data?
 
     package init(
         recordName: String, recordType: String, fields: [String: Field], changeTag: String, seq: Int64,
-        created: RecordStamp, modified: RecordStamp, deletion: HLCStamp?, size: Int64
+        created: RecordStamp, modified: RecordStamp, deletion: HLCStamp?, size: Int64, encodedFields: Data? = nil
     ) {
         self.recordName = recordName
         self.recordType = recordType
@@ -29,6 +31,12 @@ package struct StoredRecord: Hashable, Sendable {
         self.modified = modified
         self.deletion = deletion
         self.size = size
+        self.encodedFields = encodedFields
+    }
+
+    /// The fields' JSON as stored.
+    package func fieldsJSON() throws -> Data {
+        try encodedFields ?? FieldsCoding.encode(fields)
     }
 
     package var isTombstone: Bool { deletion != nil }

@@ -85,7 +85,7 @@ extension PostgresStorage {
     /// the rows), then rewrites their asset references.
     static func write(_ connection: PostgresConnection, zoneRowID: Int64, rows: [StoredRecord], logger: Logger) async throws {
         let names = rows.map(\.recordName)
-        let fields = try rows.map { String(decoding: try FieldsCoding.encode($0.fields), as: UTF8.self) }
+        let fields = try rows.map { String(decoding: try $0.fieldsJSON(), as: UTF8.self) }
         try await connection.query(
             """
             INSERT INTO records(zone_id, name, type, fields, change_tag, seq, created_at, created_device, modified_at,

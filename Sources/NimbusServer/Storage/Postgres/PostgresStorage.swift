@@ -152,6 +152,11 @@ extension PostgresStorage {
     /// (the pool would otherwise wait for PostgreSQL to come back forever).
     static let leaseDeadline: Duration = .seconds(3)
 
+    /// How long a started operation may run before the request gives up with
+    /// `serviceUnavailable`. Healthy batches take milliseconds; this catches a query stuck on a
+    /// connection whose server went away (seen when PostgreSQL restarts under load).
+    static let operationDeadline: Duration = .seconds(10)
+
     /// Runs `body` in a transaction and rethrows the body's own error (postgres-nio wraps it
     /// in a `PostgresTransactionError`).
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
@@ -174,8 +179,8 @@ extension PostgresStorage {
 
     /// Runs `body` with a pooled connection. When no connection is leased within
     /// ``leaseDeadline`` (PostgreSQL is down or restarting) the request fails with the
-    /// retryable `serviceUnavailable`; once `body` has started it is never cut short, so a
-    /// client is never told "failed" about work that commits.
+    /// retryable `serviceUnavailable`; once `body` has started it is cut short only after
+    /// ``operationDeadline``.
     func connection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         let state = NIOLockedValueBox<(started: Bool, finished: Bool)>((false, false))
         let client = self.client
@@ -208,6 +213,10 @@ extension PostgresStorage {
                 finish(
                     .failure(WireError(.serviceUnavailable, "No database connection is available; retry shortly.", retryAfter: 1)),
                     onlyIfNotStarted: true)
+                try? await Task.sleep(for: Self.operationDeadline - Self.leaseDeadline)
+                finish(
+                    .failure(WireError(.serviceUnavailable, "The database stopped answering; retry shortly.", retryAfter: 1)),
+                    onlyIfNotStarted: false)
             }
         }
     }

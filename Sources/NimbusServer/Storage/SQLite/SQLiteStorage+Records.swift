@@ -85,7 +85,7 @@ extension SQLiteStorage {
         let addRef = try db.cachedStatement(sql: "INSERT OR IGNORE INTO asset_refs(zone_id, record_name, checksum) VALUES (?, ?, ?)")
         for row in rows {
             try upsert.execute(arguments: [
-                zoneRowID, row.recordName, row.recordType, try FieldsCoding.encode(row.fields), row.changeTag, row.seq,
+                zoneRowID, row.recordName, row.recordType, try row.fieldsJSON(), row.changeTag, row.seq,
                 row.created.time, row.created.device, row.modified.time, row.modified.device,
                 row.deletion?.time, row.deletion?.device, row.size,
             ])
