@@ -25,8 +25,8 @@ extension ManagedObject {
         func fail(_ property: String, _ reason: String) {
             failures.append(.init(objectID: objectID, entityName: entity.name, property: property, reason: reason))
         }
-        for (index, property) in entity.properties.enumerated() where !property.isTransient {
-            switch property {
+        for index in entity.validatedIndexes {
+            switch entity.properties[index] {
             case let .attribute(attribute):
                 if let reason = attribute.validationFailure(for: values[index]) { fail(attribute.name, reason) }
             case let .relationship(relationship) where relationship.isToMany:

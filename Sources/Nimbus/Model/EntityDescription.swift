@@ -69,6 +69,8 @@ public final class EntityDescription: @unchecked Sendable {
     var initialValues: [PropertyValue] = []
     /// ``toManyIndexes`` as a set, for new objects.
     var toManyIndexSet: Set<Int> = []
+    /// Stored properties that have a rule to check on save (others always pass).
+    var validatedIndexes: [Int] = []
     var toOneIndexes: [Int] = []
     var toManyIndexes: [Int] = []
 

@@ -74,7 +74,18 @@ enum ModelResolver {
             }
         }
 
-        for entity in entities { entity.toManyIndexSet = Set(entity.toManyIndexes) }
+        for entity in entities {
+            entity.toManyIndexSet = Set(entity.toManyIndexes)
+            entity.validatedIndexes = entity.properties.indices.filter { index in
+                switch entity.properties[index] {
+                case let .attribute(a):
+                    return !a.isTransient && (!a.isOptional || a.minValue != nil || a.maxValue != nil || a.minLength != nil
+                        || a.maxLength != nil || a.regularExpression != nil || a.type.integerRange != nil && a.type != .integer64)
+                case let .relationship(r):
+                    return !r.isTransient && (!r.isOptional || r.minCount > 0 || (r.isToMany && r.maxCount > 0))
+                }
+            }
+        }
 
         // Relationships: destinations and inverses.
         for entity in entities {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 extension SQLiteDatabase {
     /// Reserves primary keys for temporary IDs (a write of its own).
@@ -64,24 +65,31 @@ extension SQLiteDatabase {
 
     private func insertRow(id: ManagedObjectID, values: [PropertyValue], resolve: (ManagedObjectID) -> ManagedObjectID, _ db: Database) throws {
         let plan = insertPlans[id.entity.entityNumber - 1]
-        var arguments: [(any DatabaseValueConvertible)?] = [id.primaryKey, Int64(id.entity.entityNumber), 1 as Int64]
-        arguments.reserveCapacity(plan.argumentCount)
+        let statement = try db.cachedStatement(sql: plan.sql)
+        // Bind straight through SQLite's C API (the save's hottest loop), then let GRDB step
+        // the statement so its execution hooks still run.
+        statement.setUncheckedArguments(StatementArguments())
+        let handle = statement.sqliteStatement
+        var position: Int32 = 1
+        SQLiteBinding.bind(.integer(id.primaryKey), to: handle, at: &position)
+        SQLiteBinding.bind(.integer(Int64(id.entity.entityNumber)), to: handle, at: &position)
+        SQLiteBinding.bind(.integer(1), to: handle, at: &position)
         for item in plan.items {
             switch item {
             case let .value(index):
-                arguments.append(values[index].binding)
+                SQLiteBinding.bind(values[index], to: handle, at: &position)
             case let .foreignKey(index, hasEntityColumn):
                 if case let .object(target) = values[index] {
                     let resolved = resolve(target)
-                    arguments.append(resolved.primaryKey)
-                    if hasEntityColumn { arguments.append(Int64(resolved.entity.entityNumber)) }
+                    SQLiteBinding.bind(.integer(resolved.primaryKey), to: handle, at: &position)
+                    if hasEntityColumn { SQLiteBinding.bind(.integer(Int64(resolved.entity.entityNumber)), to: handle, at: &position) }
                 } else {
-                    arguments.append(nil)
-                    if hasEntityColumn { arguments.append(nil) }
+                    SQLiteBinding.bind(.null, to: handle, at: &position)
+                    if hasEntityColumn { SQLiteBinding.bind(.null, to: handle, at: &position) }
                 }
             }
         }
-        try db.cachedStatement(sql: plan.sql).execute(arguments: StatementArguments(arguments))
+        try statement.execute()
     }
 
     /// Returns false when the row's version is not the expected one (or the row is gone).
@@ -179,5 +187,54 @@ struct InsertPlan: Sendable {
         sql = "INSERT INTO \(mapping.table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         self.items = items
         argumentCount = columns.count
+    }
+}
+
+/// Binds property values with SQLite's C API.
+enum SQLiteBinding {
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    private static func bindText(_ text: inout String, _ statement: SQLiteStatement, _ position: Int32) {
+        text.withUTF8 { buffer in
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                _ = sqlite3_bind_text(statement, position, "", 0, transient)
+                return
+            }
+            base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+                _ = sqlite3_bind_text(statement, position, pointer, Int32(buffer.count), transient)
+            }
+        }
+    }
+
+    @inline(__always)
+    static func bind(_ value: PropertyValue, to statement: SQLiteStatement, at position: inout Int32) {
+        defer { position += 1 }
+        switch value {
+        case .null, .objects: sqlite3_bind_null(statement, position)
+        case let .integer(v): sqlite3_bind_int64(statement, position, v)
+        case let .double(v): sqlite3_bind_double(statement, position, v)
+        case let .bool(v): sqlite3_bind_int64(statement, position, v ? 1 : 0)
+        case let .date(v): sqlite3_bind_double(statement, position, v.timeIntervalSinceReferenceDate)
+        case let .object(id): sqlite3_bind_int64(statement, position, id.primaryKey)
+        case var .string(v):
+            bindText(&v, statement, position)
+        case let .data(v):
+            v.withUnsafeBytes { buffer in
+                _ = sqlite3_bind_blob(statement, position, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), transient)
+            }
+        default:
+            // Decimals, UUIDs and URLs: through their database value.
+            switch value.databaseValue.storage {
+            case .null: sqlite3_bind_null(statement, position)
+            case let .int64(v): sqlite3_bind_int64(statement, position, v)
+            case let .double(v): sqlite3_bind_double(statement, position, v)
+            case var .string(v):
+                bindText(&v, statement, position)
+            case let .blob(v):
+                v.withUnsafeBytes { buffer in
+                    _ = sqlite3_bind_blob(statement, position, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), transient)
+                }
+            }
+        }
     }
 }
