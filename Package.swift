@@ -72,7 +72,7 @@ let package = Package(
         ),
         .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting", "DurabilityWorker"], resources: [.copy("Fixtures")]),
         // A process that saves in a loop until killed, for the crash-durability test.
-        .executableTarget(name: "DurabilityWorker", dependencies: ["Nimbus"], path: "Tests/DurabilityWorker"),
+        .executableTarget(name: "DurabilityWorker", dependencies: ["Nimbus", "NimbusTesting"], path: "Tests/DurabilityWorker"),
         .testTarget(name: "NimbusCLITests", dependencies: ["nimbus"]),
         .testTarget(name: "NimbusWireTests", dependencies: ["NimbusWire"], resources: [.copy("Fixtures")]),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import Nimbus
+import NimbusTesting
 
 // Saves in a loop until killed, printing "saved N" after each save returns.
 // Save N inserts batch N with five items (one-to-many with inverse), sets the counter to N,
@@ -40,21 +41,5 @@ try context.performAndWait {
         let counterID = counter.objectID
         context.reset()
         counter = try context.existingObject(with: counterID)
-    }
-}
-
-enum DurabilityModel {
-    static func make() throws -> ManagedObjectModel {
-        try ManagedObjectModel {
-            EntityDescription("Counter") { AttributeDescription("value", .integer64, defaultValue: 0) }
-            EntityDescription("Batch") {
-                AttributeDescription("number", .integer64, isOptional: false)
-                RelationshipDescription("items", to: "Item", inverse: "batch", toMany: true, deleteRule: .cascade)
-            }
-            EntityDescription("Item") {
-                AttributeDescription("code", .integer64)
-                RelationshipDescription("batch", to: "Batch", inverse: "items", isOptional: false)
-            }
-        }
     }
 }

@@ -10,7 +10,7 @@ struct TwoProcessHistoryTests {
     func mergeAcrossProcesses() throws {
         let folder = try TemporaryDirectory()
         let url = folder.file("Shared.sqlite")
-        let model = try DurabilityModelCopy.make()
+        let model = try DurabilityModel.make()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         var description = PersistentStoreDescription(url: url)
         description.persistentHistoryTracking = true
@@ -62,23 +62,6 @@ struct TwoProcessHistoryTests {
             #expect((counter.value(forKey: "value") as? Int64 ?? 0) >= 5)
             let authors = Set(try context.execute(.fetchHistory(after: start)).transactions.compactMap(\.author))
             #expect(authors == ["app", "worker"])
-        }
-    }
-}
-
-/// The worker's model (the worker is a separate executable, so the test declares it again).
-enum DurabilityModelCopy {
-    static func make() throws -> ManagedObjectModel {
-        try ManagedObjectModel {
-            EntityDescription("Counter") { AttributeDescription("value", .integer64, defaultValue: 0) }
-            EntityDescription("Batch") {
-                AttributeDescription("number", .integer64, isOptional: false)
-                RelationshipDescription("items", to: "Item", inverse: "batch", toMany: true, deleteRule: .cascade)
-            }
-            EntityDescription("Item") {
-                AttributeDescription("code", .integer64)
-                RelationshipDescription("batch", to: "Batch", inverse: "items", isOptional: false)
-            }
         }
     }
 }
