@@ -35,7 +35,7 @@ let package = Package(
             ]
         ),
         // The query scenarios side by side; prints Markdown tables of ratios (QUERY-BENCHMARKS.md).
-        .executableTarget(name: "NimbusQueryBenchmarkReport", dependencies: ["QueryScenarios"]),
+        .executableTarget(name: "NimbusQueryBenchmarkReport", dependencies: ["QueryScenarios", "BenchmarkScenarios"]),
         // package-benchmark's target (`swift package --disable-sandbox benchmark`).
         .executableTarget(
             name: "NimbusBenchmarks",

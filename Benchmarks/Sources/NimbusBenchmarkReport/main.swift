@@ -23,24 +23,9 @@ while let argument = arguments.next() {
     }
 }
 
-func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
-func grouped(_ value: Int) -> String {
-    var digits = String(value)
-    var result = ""
-    while digits.count > 3 {
-        result = "," + digits.suffix(3) + result
-        digits.removeLast(3)
-    }
-    return digits + result
-}
+func milliseconds(_ duration: Duration) -> Double { ReportFormatting.milliseconds(duration) }
+func median(_ values: [Double]) -> Double { ReportFormatting.median(values) }
+func grouped(_ value: Int) -> String { ReportFormatting.grouped(value) }
 
 func format(_ value: Double) -> String { String(format: value < 10 ? "%.2f" : "%.1f", value) }
 
