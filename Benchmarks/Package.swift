@@ -29,6 +29,7 @@ let package = Package(
         .target(
             name: "QueryScenarios",
             dependencies: [
+                "BenchmarkScenarios",
                 .product(name: "Nimbus", package: "Nimbus"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

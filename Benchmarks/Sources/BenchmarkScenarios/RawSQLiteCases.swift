@@ -1,20 +1,14 @@
 import Foundation
 import GRDBSQLite
 
-/// The raw SQLite C side: prepared statements on a connection of its own, WAL and
-/// synchronous=NORMAL like the others.
-final class RawSQLite {
-    let handle: OpaquePointer
-
-    static let createTable = """
-        CREATE TABLE post (id INTEGER PRIMARY KEY, title TEXT, body TEXT, views INTEGER, \
-        rating REAL, createdAt REAL, published INTEGER)
-        """
-    static let columns = "id, title, body, views, rating, createdAt, published"
+/// A raw SQLite C connection: WAL and synchronous=NORMAL, like GRDB's `DatabasePool` that
+/// Nimbus and the GRDB contender use. Shared by every benchmark runner.
+public class RawConnection {
+    public let handle: OpaquePointer
     /// Tells SQLite to copy bound text.
-    static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    public static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    init(_ file: URL) throws {
+    public init(_ file: URL) throws {
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(file.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let handle else {
@@ -24,23 +18,36 @@ final class RawSQLite {
         self.handle = handle
         try execute("PRAGMA journal_mode = WAL")
         try execute("PRAGMA synchronous = NORMAL")
+        // Experiments only (never in the published tables): an extra statement, e.g.
+        // `QUERY_BENCH_RAW_PRAGMA='PRAGMA cache_size = -65536'`.
+        if let extra = ProcessInfo.processInfo.environment["QUERY_BENCH_RAW_PRAGMA"] { try execute(extra) }
     }
 
     deinit { sqlite3_close_v2(handle) }
 
-    func execute(_ sql: String) throws {
+    public func execute(_ sql: String) throws {
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw error(sql) }
     }
 
-    func prepare(_ sql: String) throws -> OpaquePointer {
+    public func prepare(_ sql: String) throws -> OpaquePointer {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw error(sql) }
         return statement
     }
 
-    func error(_ sql: String) -> BenchmarkCheckFailure {
+    public func error(_ sql: String) -> BenchmarkCheckFailure {
         BenchmarkCheckFailure("SQLite error \(String(cString: sqlite3_errmsg(handle))) in \(sql)")
     }
+}
+
+/// The raw SQLite C side of the object-graph scenarios: prepared statements on a
+/// connection of its own.
+final class RawSQLite: RawConnection {
+    static let createTable = """
+        CREATE TABLE post (id INTEGER PRIMARY KEY, title TEXT, body TEXT, views INTEGER, \
+        rating REAL, createdAt REAL, published INTEGER)
+        """
+    static let columns = "id, title, body, views, rating, createdAt, published"
 
     /// Inserts posts with one prepared statement in one transaction.
     func insert(_ posts: ArraySlice<PostValues>) throws {

@@ -1,3 +1,4 @@
+import BenchmarkScenarios
 import Foundation
 import Nimbus
 

@@ -1,3 +1,4 @@
+import BenchmarkScenarios
 import Foundation
 import GRDBSQLite
 
@@ -64,52 +65,15 @@ public final class QueryScratch: @unchecked Sendable {
 }
 
 /// A benchmark failed its own check (wrong row count, missing values).
-public struct QueryCheckFailure: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-}
+/// A failed check of a query scenario's work.
+public typealias QueryCheckFailure = BenchmarkCheckFailure
 
 func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {
     if !condition { throw QueryCheckFailure(message()) }
 }
 
-/// A raw SQLite C connection: WAL and synchronous=NORMAL, like GRDB's `DatabasePool` that
-/// Nimbus and the GRDB contender use.
-final class RawConnection {
-    let handle: OpaquePointer
-    static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-    init(_ file: URL) throws {
-        var handle: OpaquePointer?
-        let code = sqlite3_open_v2(file.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
-        guard code == SQLITE_OK, let handle else {
-            sqlite3_close(handle)
-            throw QueryCheckFailure("sqlite3_open_v2 failed: \(code)")
-        }
-        self.handle = handle
-        try execute("PRAGMA journal_mode = WAL")
-        try execute("PRAGMA synchronous = NORMAL")
-        // Experiments only (never in the published tables): an extra statement, e.g.
-        // `QUERY_BENCH_RAW_PRAGMA='PRAGMA cache_size = -65536'`.
-        if let extra = ProcessInfo.processInfo.environment["QUERY_BENCH_RAW_PRAGMA"] { try execute(extra) }
-    }
-
-    deinit { sqlite3_close_v2(handle) }
-
-    func execute(_ sql: String) throws {
-        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw error(sql) }
-    }
-
-    func prepare(_ sql: String) throws -> OpaquePointer {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw error(sql) }
-        return statement
-    }
-
-    func error(_ sql: String) -> QueryCheckFailure {
-        QueryCheckFailure("SQLite error \(String(cString: sqlite3_errmsg(handle))) in \(sql)")
-    }
-
+/// The query scenarios' raw SQLite C side: the shared connection plus a few helpers.
+extension RawConnection {
     /// The first column of the first row of a query, as an integer.
     func integer(_ sql: String) throws -> Int64 {
         let statement = try prepare(sql)
