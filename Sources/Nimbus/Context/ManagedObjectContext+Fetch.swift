@@ -28,7 +28,7 @@ extension ManagedObjectContext {
             return ids.compactMap { $0 as? Result }
         case .managedObject:
             let objects = try fetchObjects(request, entity: entity)
-            if Result.self == ManagedObject.self { return objects as! [Result] }
+            if Result.self == ManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
             return try objects.map { object in
                 guard let typed = object as? Result else {
                     throw NimbusError(.typeMismatch, "\(object.entity.name) objects are \(type(of: object)), not \(Result.self); set the entity's class in the model")
@@ -114,14 +114,17 @@ extension ManagedObjectContext {
                 for id in ids { objects.append(self.object(with: id)) }
             }
         } else {
+            // Rows become objects as they are read (the context's queue waits on the read, so
+            // the registry is still ours); awakeFromFetch runs after the read has ended.
+            var awakened: [ManagedObject] = []
             for store in stores {
-                let rows = try read(store) { db in try store.database.fetchSnapshots(query, db) }
-                objects.reserveCapacity(objects.count + rows.count)
-                reserveRegistryCapacity(rows.count)
-                for (id, snapshot) in rows {
-                    objects.append(materialize(id, snapshot: snapshot, asFault: request.returnsObjectsAsFaults))
+                try read(store) { db in
+                    try store.database.forEachSnapshot(query, db) { id, snapshot in
+                        objects.append(materialize(id, snapshot: snapshot, asFault: request.returnsObjectsAsFaults, awakened: &awakened))
+                    }
                 }
             }
+            for object in awakened { object.awakeFromFetch() }
         }
 
         if merging {
@@ -134,19 +137,32 @@ extension ManagedObjectContext {
     }
 
     /// The object for a fetched row: the registered one (given the row if it is a fault),
-    /// or a new one.
+    /// or a new one. Objects whose values were loaded and whose class may override
+    /// ``ManagedObject/awakeFromFetch()`` are added to `awakened`, for the caller to wake.
     @inline(__always)
-    func materialize(_ id: ManagedObjectID, snapshot: RowSnapshot, asFault: Bool) -> ManagedObject {
-        if let existing = registry[id]?.object {
+    func materialize(_ id: ManagedObjectID, snapshot: RowSnapshot, asFault: Bool, awakened: inout [ManagedObject]) -> ManagedObject {
+        if let existing = registry[id] {
             if existing.values == nil {
                 existing.committed = snapshot
-                if !asFault { existing.fulfill(with: snapshot) }
+                if !asFault {
+                    existing.fulfill(with: snapshot, awakening: false)
+                    awakened.append(existing)
+                }
             }
             return existing
         }
-        let object = id.entity.managedObjectClass.init(materializing: .init(id: id, context: self, snapshot: snapshot, asFault: asFault))
+        let objectClass = id.entity.managedObjectClass
+        let object = objectClass.init(materializing: .init(id: id, context: reference, snapshot: snapshot, asFault: asFault))
         register(object)
-        if !asFault { object.awakeFromFetch() }
+        if !asFault && objectClass != ManagedObject.self { awakened.append(object) }
+        return object
+    }
+
+    /// ``materialize(_:snapshot:asFault:awakened:)`` for one row, woken at once.
+    func materialize(_ id: ManagedObjectID, snapshot: RowSnapshot, asFault: Bool) -> ManagedObject {
+        var awakened: [ManagedObject] = []
+        let object = materialize(id, snapshot: snapshot, asFault: asFault, awakened: &awakened)
+        for object in awakened { object.awakeFromFetch() }
         return object
     }
 
@@ -205,7 +221,7 @@ extension ManagedObjectContext {
                         next.append(id)
                     }
                 }
-                let faults = Array(Set(next)).filter { registry[$0]?.object?.isFault ?? true }
+                let faults = Array(Set(next)).filter { registry[$0]?.isFault ?? true }
                 try loadSnapshots(for: faults)
                 current = Array(Set(next)).map { object(with: $0) }
             }

@@ -51,7 +51,7 @@ extension ManagedObjectContext {
         let deletedIDs = deleted.map(\.objectID)
         parent.performAndWait {
             for (id, values) in insertedRows {
-                let object = id.entity.managedObjectClass.init(materializing: .init(id: id, context: parent, snapshot: nil, asFault: true))
+                let object = id.entity.managedObjectClass.init(materializing: .init(id: id, context: parent.reference, snapshot: nil, asFault: true))
                 object.values = values
                 object.loadedToMany = Set(id.entity.toManyIndexes)
                 object.flags.isInserted = true

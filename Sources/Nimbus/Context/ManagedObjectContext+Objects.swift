@@ -50,8 +50,8 @@ extension ManagedObjectContext {
     /// The object's row is not read until a property is accessed.
     public func object(with requestedID: ManagedObjectID) -> ManagedObject {
         let objectID = permanentIDsForTemporary[requestedID] ?? requestedID
-        if let object = registry[objectID]?.object { return object }
-        let object = objectID.entity.managedObjectClass.init(materializing: .init(id: objectID, context: self, snapshot: nil, asFault: true))
+        if let object = registry[objectID] { return object }
+        let object = objectID.entity.managedObjectClass.init(materializing: .init(id: objectID, context: reference, snapshot: nil, asFault: true))
         register(object)
         return object
     }
@@ -113,11 +113,9 @@ extension ManagedObjectContext {
         // Nested contexts may still name objects by temporary IDs; remember the new ones for them.
         if parent != nil || !children.isEmpty { permanentIDsForTemporary.merge(map) { $1 } }
         for (old, new) in map {
-            guard let object = registry.removeValue(forKey: old)?.object else { continue }
-            object.objectID = new
-            registry[new] = WeakObject(object)
+            registry.changeID(from: old, to: new)
         }
-        for object in candidates ?? registry.values.compactMap(\.object) {
+        for object in candidates ?? registry.all {
             guard var values = object.values else { continue }
             var changed = false
             for index in object.entity.toOneIndexes {

@@ -29,7 +29,7 @@ extension ManagedObjectContext {
     /// Forgets every object: registered objects are released and unsaved changes dropped.
     public func reset() {
         rollback()
-        for object in registry.values.compactMap(\.object) {
+        for object in registry.all {
             object.turnIntoFault()
             object.managedObjectContext = nil
         }
@@ -65,7 +65,7 @@ extension ManagedObjectContext {
 
     /// Refreshes every registered object, keeping unsaved changes.
     public func refreshAllObjects() {
-        for object in registry.values.compactMap(\.object) {
+        for object in registry.all {
             refresh(object, mergeChanges: object.hasChanges)
         }
     }
@@ -77,7 +77,7 @@ extension ManagedObjectContext {
         defer { notifyChangeObservers() }
         advanceQueryGeneration()
         for id in notification.updatedObjectIDs.union(notification.insertedObjectIDs) {
-            guard let object = registry[id]?.object else { continue }
+            guard let object = registry[id] else { continue }
             if let snapshot = notification.snapshots[id], !object.hasPersistentChangedValues {
                 object.fulfill(with: snapshot)
             } else {
@@ -86,7 +86,7 @@ extension ManagedObjectContext {
             if object.loadedToMany.isEmpty == false { object.loadedToMany = []; object.committedToMany = [:] }
         }
         for id in notification.deletedObjectIDs {
-            guard let object = registry[id]?.object else { continue }
+            guard let object = registry[id] else { continue }
             unregister(object)
             object.flags.isDeletedInStore = true
             object.markInaccessible()
@@ -94,7 +94,7 @@ extension ManagedObjectContext {
         // To-many relationships pointing at changed objects may have changed too.
         let touched = notification.insertedObjectIDs.union(notification.updatedObjectIDs).union(notification.deletedObjectIDs)
         guard !touched.isEmpty else { return }
-        for object in registry.values.compactMap(\.object) where !object.loadedToMany.isEmpty && !object.hasPersistentChangedValues {
+        for object in registry.all where !object.loadedToMany.isEmpty && !object.hasPersistentChangedValues {
             object.loadedToMany = []
             object.committedToMany = [:]
             if let committed = object.committed { object.values = committed.values }

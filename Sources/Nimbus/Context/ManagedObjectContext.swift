@@ -41,13 +41,21 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// When true (the default), firing a fault whose row was deleted marks the object
     /// deleted and gives nil values; when false it is an ``NimbusError/Code-swift.struct/inaccessibleFault`` error.
     public var shouldDeleteInaccessibleFaults = true
+    /// When true, the context keeps every object it registers until ``reset()``; when false
+    /// (the default) objects the app no longer references, and that have no unsaved
+    /// changes, are let go.
+    public var retainsRegisteredObjects: Bool {
+        get { registry.retainsObjects }
+        set { registry.retainsObjects = newValue }
+    }
 
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     // State below is confined to the context's queue.
-    var registry: [ManagedObjectID: WeakObject] = [:]
-    var registrySweepThreshold = 1024
+    var registry = ObjectRegistry()
+    /// The context's weak reference to itself, held by its objects.
+    let reference = ContextReference()
     var insertedSet: Set<ManagedObject> = []
     var deletedSet: Set<ManagedObject> = []
     var changedSet: Set<ManagedObject> = []
@@ -98,6 +106,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case .mainQueue: queue = .main
         case .privateQueue: queue = DispatchQueue(label: "nimbus.context")
         }
+        reference.context = self
         if concurrencyType == .privateQueue {
             queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         } else {
@@ -159,33 +168,26 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The object registered for an ID, if the context has it.
     public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
-        registry[permanentIDsForTemporary[objectID] ?? objectID]?.object
+        registry[permanentIDsForTemporary[objectID] ?? objectID]
     }
 
-    /// Every object the context holds.
+    /// Every object the context holds (objects the app has let go of are not counted).
     public var registeredObjects: Set<ManagedObject> {
-        Set(registry.values.compactMap(\.object))
+        registry.sweep()
+        return Set(registry.all)
     }
 
     /// Makes room for `count` more objects: sweeps released ones at most once.
     func reserveRegistryCapacity(_ count: Int) {
-        if registry.count + count > registrySweepThreshold {
-            registry = registry.filter { $0.value.object != nil }
-            registrySweepThreshold = max(1024, (registry.count + count) * 2)
-        }
-        registry.reserveCapacity(registry.count + count)
+        registry.reserveCapacity(count)
     }
 
     func register(_ object: ManagedObject) {
-        registry[object.objectID] = WeakObject(object)
-        if registry.count > registrySweepThreshold {
-            registry = registry.filter { $0.value.object != nil }
-            registrySweepThreshold = max(1024, registry.count * 2)
-        }
+        registry.register(object)
     }
 
     func unregister(_ object: ManagedObject) {
-        if registry[object.objectID]?.object === object { registry[object.objectID] = nil }
+        registry.remove(object)
         insertedSet.remove(object)
         deletedSet.remove(object)
         changedSet.remove(object)
@@ -197,8 +199,7 @@ struct WeakContextReference {
     weak var context: ManagedObjectContext?
 }
 
-/// A weak reference for the registry: unchanged objects go away when the app drops them.
-struct WeakObject {
-    weak var object: ManagedObject?
-    init(_ object: ManagedObject) { self.object = object }
+/// A weak reference to a context, one per context, shared by the context's objects.
+final class ContextReference: @unchecked Sendable {
+    weak var context: ManagedObjectContext?
 }

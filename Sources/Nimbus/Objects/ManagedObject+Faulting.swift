@@ -40,12 +40,12 @@ extension ManagedObject {
         }
     }
 
-    func fulfill(with snapshot: RowSnapshot) {
+    func fulfill(with snapshot: RowSnapshot, awakening: Bool = true) {
         committed = snapshot
         values = snapshot.values
         loadedToMany = []
         committedToMany = [:]
-        awakeFromFetch()
+        if awakening { awakeFromFetch() }
     }
 
     /// Core Data's behaviour for a fault whose row is gone: deleted, values nil.

@@ -18,7 +18,13 @@ open class ManagedObject {
     /// The object's ID; temporary until saved.
     public internal(set) var objectID: ManagedObjectID
     /// The context the object belongs to, nil once it is removed from it.
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    public internal(set) var managedObjectContext: ManagedObjectContext? {
+        get { contextReference?.context }
+        set { contextReference = newValue?.reference }
+    }
+    /// The context's weak reference to itself, shared by all its objects: objects hold it
+    /// strongly, so no object carries a weak reference of its own.
+    private var contextReference: ContextReference?
 
     /// Working values, one per property of the entity (nil while a fault).
     var values: [PropertyValue]?
@@ -55,7 +61,7 @@ open class ManagedObject {
     public required init(materializing materialization: Materialization) {
         self.entity = materialization.id.entity
         self.objectID = materialization.id
-        self.managedObjectContext = materialization.context
+        self.contextReference = materialization.context
         if let snapshot = materialization.snapshot {
             self.committed = snapshot
             if !materialization.asFault { self.values = snapshot.values }
@@ -65,7 +71,7 @@ open class ManagedObject {
     /// What a context passes to create an object for a stored row.
     public struct Materialization {
         let id: ManagedObjectID
-        let context: ManagedObjectContext
+        let context: ContextReference
         let snapshot: RowSnapshot?
         let asFault: Bool
     }

@@ -4,19 +4,28 @@ import GRDB
 extension SQLiteDatabase {
     /// Rows as IDs with snapshots.
     func fetchSnapshots(_ query: SelectQuery, _ db: Database) throws -> [(ManagedObjectID, RowSnapshot)] {
+        var result: [(ManagedObjectID, RowSnapshot)] = []
+        try forEachSnapshot(query, db) { id, snapshot in result.append((id, snapshot)) }
+        return result
+    }
+
+    /// Reads matching rows and hands each to `body` as soon as it is read, so a caller that
+    /// turns rows into objects touches each row's memory once, while it is still in cache.
+    func forEachSnapshot(_ query: SelectQuery, _ db: Database, _ body: (ManagedObjectID, RowSnapshot) throws -> Void) throws {
         let reader = reader(for: query.entity)
         let sql = "SELECT \(reader.selectList) " + query.fromClause(reader: reader) + query.tail
         let started = ContinuousClock.now
         let statement = try db.cachedStatement(sql: sql)
         let arguments = StatementArguments(query.arguments)
-        var result: [(ManagedObjectID, RowSnapshot)] = []
+        var rows = 0
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
         let sqliteStatement = statement.sqliteStatement
         while try cursor.next() != nil {
-            if let read = reader.read(statement: sqliteStatement, storeKey: storeKey, model: model) { result.append(read) }
+            guard let (id, snapshot) = reader.read(statement: sqliteStatement, storeKey: storeKey, model: model) else { continue }
+            rows += 1
+            try body(id, snapshot)
         }
-        SQLDebug.logFetch(sql: sql, arguments: arguments, rows: result.count, started: started, db: db)
-        return result
+        SQLDebug.logFetch(sql: sql, arguments: arguments, rows: rows, started: started, db: db)
     }
 
     /// Rows as IDs only.

@@ -1,0 +1,166 @@
+/// The objects a context holds, one per ID: the uniquing table.
+///
+/// Objects are held strongly, and released ones are swept out in bulk: an object that only
+/// the registry still references has no unsaved changes (the context's change sets would
+/// hold it too), so dropping it loses nothing. Holding objects strongly instead of weakly
+/// keeps their reference counts inline: a weak reference gives every object a side table,
+/// which makes every retain and release of it slower (see docs/decisions/0006).
+///
+/// The table is an open-addressing hash table with linear probing. An object's key is its
+/// own ``ManagedObject/objectID``, so a slot holds the object and the ID's hash (compared
+/// before the ID, and reused when the table grows), and hashing an ID is one multiplication.
+/// Fetches register hundreds of thousands of objects; this is where they go.
+struct ObjectRegistry {
+    /// A power of two, at most half full.
+    private var slots: ContiguousArray<ManagedObject?> = ContiguousArray(repeating: nil, count: 16)
+    /// The hash of each slot's object's ID.
+    private var hashes: ContiguousArray<UInt64> = ContiguousArray(repeating: 0, count: 16)
+    /// 64 minus log2 of the slot count: a hash's top bits pick its home slot.
+    private var shift: UInt64 = 60
+    private(set) var count = 0
+    /// The size past which the next registration sweeps released objects out.
+    private var sweepThreshold = 1024
+    /// When true, nothing is swept: the context keeps every object it registered.
+    var retainsObjects = false
+
+    private var mask: Int { slots.count - 1 }
+
+    @inline(__always)
+    private static func hash(_ id: ManagedObjectID) -> UInt64 {
+        var bits = UInt64(bitPattern: id.primaryKey) ^ (id.temporaryReference &* 0x2545_F491_4F6C_DD1D)
+        bits ^= UInt64(truncatingIfNeeded: id.entity.rootEntityNumber) << 48 ^ UInt64(id.storeKey) << 36
+        return bits &* 0x9E37_79B9_7F4A_7C15  // Fibonacci hashing: the top bits are the best mixed
+    }
+
+    @inline(__always)
+    private func home(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash >> shift) }
+
+    /// The slot holding the object with this ID, or the empty slot where it would go.
+    @inline(__always)
+    private func slot(for id: ManagedObjectID) -> (index: Int, found: Bool, hash: UInt64) {
+        let hash = Self.hash(id)
+        var index = home(hash)
+        while let object = slots[index] {
+            if hashes[index] == hash && object.objectID == id { return (index, true, hash) }
+            index = (index + 1) & mask
+        }
+        return (index, false, hash)
+    }
+
+    subscript(id: ManagedObjectID) -> ManagedObject? {
+        let (index, found, _) = slot(for: id)
+        return found ? slots[index] : nil
+    }
+
+    /// Every registered object, released ones included until the next sweep.
+    var all: [ManagedObject] { slots.compactMap { $0 } }
+
+    /// Registers an object under its ID, replacing another object with the same ID.
+    mutating func register(_ object: ManagedObject) {
+        if count >= sweepThreshold { sweep(makingRoomFor: 1) }
+        let (index, found, hash) = slot(for: object.objectID)
+        slots[index] = object
+        hashes[index] = hash
+        if !found {
+            count += 1
+            if count * 2 > slots.count { resize(minimumCapacity: count) }
+        }
+    }
+
+    /// Makes room for `extra` more objects, sweeping at most once.
+    mutating func reserveCapacity(_ extra: Int) {
+        if count + extra > sweepThreshold { sweep(makingRoomFor: extra) }
+        if (count + extra) * 2 > slots.count { resize(minimumCapacity: count + extra) }
+    }
+
+    /// Removes an object registered under its ID (not another object with the same ID).
+    mutating func remove(_ object: ManagedObject) {
+        let (index, found, _) = slot(for: object.objectID)
+        guard found, slots[index] === object else { return }
+        removeSlot(at: index)
+    }
+
+    /// Gives a registered object a new ID (a temporary ID made permanent); returns the object
+    /// that was registered under the old ID, if any.
+    @discardableResult
+    mutating func changeID(from old: ManagedObjectID, to new: ManagedObjectID) -> ManagedObject? {
+        let (index, found, _) = slot(for: old)
+        guard found, let object = slots[index] else { return nil }
+        removeSlot(at: index)
+        object.objectID = new
+        register(object)
+        return object
+    }
+
+    mutating func removeAll() {
+        slots = ContiguousArray(repeating: nil, count: 16)
+        hashes = ContiguousArray(repeating: 0, count: 16)
+        shift = 60
+        count = 0
+        sweepThreshold = 1024
+    }
+
+    /// Drops every object nothing but the registry references, then sets the next
+    /// threshold at twice what is left (so sweeps cost amortized constant time).
+    mutating func sweep(makingRoomFor extra: Int = 0) {
+        if !retainsObjects {
+            var released = 0
+            for index in slots.indices where slots[index] != nil {
+                if isKnownUniquelyReferenced(&slots[index]) {
+                    slots[index] = nil
+                    released += 1
+                }
+            }
+            if released > 0 {
+                count -= released
+                rehash(capacity: slots.count)
+            }
+        }
+        sweepThreshold = max(1024, (count + extra) * 2)
+    }
+
+    // MARK: Table upkeep
+
+    /// Empties a slot, moving later objects of the probe run back (no tombstones).
+    private mutating func removeSlot(at removed: Int) {
+        slots[removed] = nil
+        count -= 1
+        var hole = removed
+        var index = (removed + 1) & mask
+        while let object = slots[index] {
+            let home = home(hashes[index])
+            // Move the object into the hole unless its home lies cyclically in (hole, index].
+            let stays = hole <= index ? (hole < home && home <= index) : (hole < home || home <= index)
+            if !stays {
+                slots[hole] = object
+                hashes[hole] = hashes[index]
+                slots[index] = nil
+                hole = index
+            }
+            index = (index + 1) & mask
+        }
+    }
+
+    private mutating func resize(minimumCapacity: Int) {
+        var capacity = slots.count
+        while capacity < minimumCapacity * 2 { capacity *= 2 }
+        rehash(capacity: capacity)
+    }
+
+    private mutating func rehash(capacity: Int) {
+        var oldSlots = ContiguousArray<ManagedObject?>(repeating: nil, count: capacity)
+        var oldHashes = ContiguousArray<UInt64>(repeating: 0, count: capacity)
+        swap(&oldSlots, &slots)
+        swap(&oldHashes, &hashes)
+        shift = UInt64(64 - capacity.trailingZeroBitCount)
+        let mask = capacity - 1
+        for position in oldSlots.indices {
+            guard let object = oldSlots[position].take() else { continue }
+            let hash = oldHashes[position]
+            var index = home(hash)
+            while slots[index] != nil { index = (index + 1) & mask }
+            slots[index] = consume object
+            hashes[index] = hash
+        }
+    }
+}
