@@ -141,20 +141,19 @@ extension ManagedObjectContext {
     /// ``ManagedObject/awakeFromFetch()`` are added to `awakened`, for the caller to wake.
     @inline(__always)
     func materialize(_ id: ManagedObjectID, snapshot: RowSnapshot, asFault: Bool, awakened: inout [ManagedObject]) -> ManagedObject {
-        if let existing = registry[id] {
-            if existing.values == nil {
-                existing.committed = snapshot
-                if !asFault {
-                    existing.fulfill(with: snapshot, awakening: false)
-                    awakened.append(existing)
-                }
-            }
-            return existing
-        }
         let objectClass = id.entity.managedObjectClass
-        let object = objectClass.init(materializing: .init(id: id, context: reference, snapshot: snapshot, asFault: asFault))
-        register(object)
-        if !asFault && objectClass != ManagedObject.self { awakened.append(object) }
+        let (object, isNew) = registry.object(for: id) {
+            objectClass.init(materializing: .init(id: id, context: reference, snapshot: snapshot, asFault: asFault))
+        }
+        if isNew {
+            if !asFault && objectClass != ManagedObject.self { awakened.append(object) }
+        } else if object.values == nil {
+            object.committed = snapshot
+            if !asFault {
+                object.fulfill(with: snapshot, awakening: false)
+                awakened.append(object)
+            }
+        }
         return object
     }
 

@@ -50,10 +50,9 @@ extension ManagedObjectContext {
     /// The object's row is not read until a property is accessed.
     public func object(with requestedID: ManagedObjectID) -> ManagedObject {
         let objectID = permanentIDsForTemporary[requestedID] ?? requestedID
-        if let object = registry[objectID] { return object }
-        let object = objectID.entity.managedObjectClass.init(materializing: .init(id: objectID, context: reference, snapshot: nil, asFault: true))
-        register(object)
-        return object
+        return registry.object(for: objectID) {
+            objectID.entity.managedObjectClass.init(materializing: .init(id: objectID, context: reference, snapshot: nil, asFault: true))
+        }.object
     }
 
     /// The object for an ID, loaded; throws when its row does not exist.

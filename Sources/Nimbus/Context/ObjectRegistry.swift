@@ -25,31 +25,60 @@ struct ObjectRegistry {
 
     private var mask: Int { slots.count - 1 }
 
+    /// Keys come in runs of this many consecutive slots, so rows fetched in primary-key order
+    /// land next to each other in memory.
+    private static let runLength: UInt64 = 16
+
+    /// An ID's hash: the top bits pick the home of its run of keys (Fibonacci hashing),
+    /// bits 1–4 hold its place in the run, and bit 0 is set (0 marks an empty slot).
     @inline(__always)
     private static func hash(_ id: ManagedObjectID) -> UInt64 {
-        var bits = UInt64(bitPattern: id.primaryKey) ^ (id.temporaryReference &* 0x2545_F491_4F6C_DD1D)
+        let isTemporary = id.temporaryReference != 0
+        let key = isTemporary ? id.temporaryReference : UInt64(bitPattern: id.primaryKey)
+        var bits = key / runLength
         bits ^= UInt64(truncatingIfNeeded: id.entity.rootEntityNumber) << 48 ^ UInt64(id.storeKey) << 36
-        return bits &* 0x9E37_79B9_7F4A_7C15  // Fibonacci hashing: the top bits are the best mixed
+        if isTemporary { bits ^= 0x5555_5555_5555_5555 }
+        return (bits &* 0x9E37_79B9_7F4A_7C15) & ~0x1F | (key % runLength) << 1 | 1
     }
 
     @inline(__always)
-    private func home(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash >> shift) }
+    private func home(_ hash: UInt64) -> Int {
+        (Int(truncatingIfNeeded: hash >> shift) &+ Int(truncatingIfNeeded: (hash >> 1) & 0xF)) & mask
+    }
 
     /// The slot holding the object with this ID, or the empty slot where it would go.
     @inline(__always)
     private func slot(for id: ManagedObjectID) -> (index: Int, found: Bool, hash: UInt64) {
         let hash = Self.hash(id)
         var index = home(hash)
-        while let object = slots[index] {
-            if hashes[index] == hash && object.objectID == id { return (index, true, hash) }
+        while true {
+            let slotHash = hashes[index]
+            if slotHash == 0 { return (index, false, hash) }
+            if slotHash == hash && slots[index]!.objectID == id { return (index, true, hash) }
             index = (index + 1) & mask
         }
-        return (index, false, hash)
     }
 
     subscript(id: ManagedObjectID) -> ManagedObject? {
         let (index, found, _) = slot(for: id)
         return found ? slots[index] : nil
+    }
+
+    /// The object registered for an ID, or a new one `make` creates and the registry
+    /// registers: one probe of the table for both.
+    @inline(__always)
+    mutating func object(for id: ManagedObjectID, orRegister make: () -> ManagedObject) -> (object: ManagedObject, isNew: Bool) {
+        let (index, found, hash) = slot(for: id)
+        if found { return (slots[index]!, false) }
+        let object = make()
+        if count >= sweepThreshold || (count + 1) * 2 > slots.count || object.objectID != id {
+            register(object)
+            return (object, true)
+        }
+        slots[index] = object
+        hashes[index] = hash
+        count += 1
+        return (object, true)
     }
 
     /// Every registered object, released ones included until the next sweep.
@@ -108,6 +137,7 @@ struct ObjectRegistry {
             for index in slots.indices where slots[index] != nil {
                 if isKnownUniquelyReferenced(&slots[index]) {
                     slots[index] = nil
+                    hashes[index] = 0
                     released += 1
                 }
             }
@@ -124,17 +154,18 @@ struct ObjectRegistry {
     /// Empties a slot, moving later objects of the probe run back (no tombstones).
     private mutating func removeSlot(at removed: Int) {
         slots[removed] = nil
+        hashes[removed] = 0
         count -= 1
         var hole = removed
         var index = (removed + 1) & mask
-        while let object = slots[index] {
+        while hashes[index] != 0 {
             let home = home(hashes[index])
             // Move the object into the hole unless its home lies cyclically in (hole, index].
             let stays = hole <= index ? (hole < home && home <= index) : (hole < home || home <= index)
             if !stays {
-                slots[hole] = object
+                slots.swapAt(hole, index)
                 hashes[hole] = hashes[index]
-                slots[index] = nil
+                hashes[index] = 0
                 hole = index
             }
             index = (index + 1) & mask
@@ -158,7 +189,7 @@ struct ObjectRegistry {
             guard let object = oldSlots[position].take() else { continue }
             let hash = oldHashes[position]
             var index = home(hash)
-            while slots[index] != nil { index = (index + 1) & mask }
+            while hashes[index] != 0 { index = (index + 1) & mask }
             slots[index] = consume object
             hashes[index] = hash
         }
