@@ -192,6 +192,12 @@ struct ShareConformanceTests {
         #expect(try await bobTrip.modify("trip", ModifyRecordsRequest(saves: [Make.record("x", [:])])).error?.code == .zoneNotFound)
         #expect(try await bobTrip.getShare("trip").error?.code == .zoneNotFound)
         #expect(try await carol.shared(owner: "alice").lookup("trip", ["day1"]).results[0].record != nil)
+        // A device of bob's that was offline hears of it when it resumes from its token.
+        let resumed = PushListener.connect(url: Self.pushURL(server, database: "shared") + "?since=\(bobToken.rawValue)", token: bob.token!)
+        let missed = try #require(await resumed.next(within: .seconds(10)))
+        #expect(missed.kind == .zoneDeleted && missed.zoneID == Self.trip)
+        #expect(await resumed.next(within: .seconds(10))?.kind == .hello)
+        resumed.close()
 
         // Deleting the share removes everyone.
         let carolToken = try await carol.shared().databaseChanges().changeToken
