@@ -47,6 +47,29 @@ struct FixtureTests {
         try check(PushMessage.self, "push-zone-changed")
         try check(LookupRecordsResponse.self, "lookup-response")
         try check(ListZonesResponse.self, "list-zones-response")
+        try check(ZoneShare.self, "zone-share")
+        try check(SaveShareRequest.self, "save-share-request")
+        try check(ListZonesResponse.self, "list-shared-zones-response")
+        try check(PushMessage.self, "push-shared-zone-deleted")
+    }
+
+    @Test("shares, share requests and the shared database's zones decode with their values")
+    func sharing() throws {
+        let share = try Self.decode(ZoneShare.self, "zone-share")
+        #expect(share.zoneID == ZoneID(zoneName: "trip", ownerName: "alice"))
+        #expect(share.publicPermission == SharePermission.none)
+        #expect(share.participants == [
+            ShareParticipant(userName: "bob", permission: .readOnly), ShareParticipant(userName: "carol", permission: .readWrite),
+        ])
+        let request = try Self.decode(SaveShareRequest.self, "save-share-request")
+        #expect(request.participants.map(\.userName) == ["bob", "carol"])
+        #expect(request.participants.map(\.permission) == [.readOnly, .readWrite])
+        let minimal = try Self.decode(SaveShareRequest.self, "save-share-request-minimal")
+        #expect(minimal.participants.isEmpty && minimal.publicPermission == SharePermission.none)
+        let zones = try Self.decode(ListZonesResponse.self, "list-shared-zones-response")
+        #expect(zones.zones.map(\.zoneID) == [ZoneID(zoneName: "trip", ownerName: "alice")])
+        let push = try Self.decode(PushMessage.self, "push-shared-zone-deleted")
+        #expect(push.kind == .zoneDeleted && push.database == .shared && push.zoneID?.ownerName == "alice" && push.zoneChangeToken == nil)
     }
 
     @Test("requests, responses, errors and push messages decode with their values")

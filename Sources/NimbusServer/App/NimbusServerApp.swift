@@ -51,6 +51,7 @@ public struct NimbusServerApp: Sendable {
         ZoneRoutes(services: services).register(on: database)
         RecordRoutes(services: services).register(on: database)
         ChangeRoutes(services: services).register(on: database)
+        ShareRoutes(services: services).register(on: database)
 
         let webSocketRouter = Router(context: NimbusRequestContext.self)
         PushRoutes(services: services).register(on: webSocketRouter)

@@ -16,7 +16,8 @@ package struct ServerServices: Sendable {
     ///
     /// - `private`: the caller's own; `?owner=` naming anyone else fails with `permissionFailure`.
     /// - `public`: one per container.
-    /// - `shared`: not offered yet; fails with `permissionFailure`.
+    /// - `shared`: the caller's shared database, the zones other users shared with them
+    ///   (`?owner=` does not apply at this level).
     /// - Throws: `invalidArguments` for a bad container or scope; `permissionFailure`.
     package func database(container: String, scope: String, owner: String?, principal: Principal) throws -> DatabaseKey {
         if let problem = NameRules.problem(with: container) {
@@ -34,16 +35,24 @@ package struct ServerServices: Sendable {
         case .public:
             return DatabaseKey(container: container, scope: .public, ownerID: DatabaseKey.publicOwner)
         case .shared:
-            throw WireError(.permissionFailure, "No zones are shared with '\(principal.userName)' in '\(container)'.")
+            return DatabaseKey(container: container, scope: .shared, ownerID: principal.userID)
         }
     }
 
-    /// The zone a route addresses.
-    /// - Throws: `invalidArguments` for a bad zone name, and the errors of ``database(container:scope:owner:principal:)``.
+    /// The zone a route that creates, deletes or shares zones addresses: one of the caller's
+    /// own or a public one. Zones of the shared database are reached through
+    /// ``accessibleZone(container:scope:owner:zoneName:principal:intent:)``.
+    /// - Throws: `invalidArguments` for a bad zone name; `permissionFailure` in the shared
+    ///   database; and the errors of ``database(container:scope:owner:principal:)``.
     package func zone(container: String, scope: String, owner: String?, zoneName: String, principal: Principal) throws -> ZoneKey {
         let database = try database(container: container, scope: scope, owner: owner, principal: principal)
         if let problem = NameRules.problem(with: zoneName) {
             throw WireError(.invalidArguments, "The zone name \(problem).")
+        }
+        if database.scope == .shared {
+            throw WireError(
+                .permissionFailure,
+                "Zones of the shared database belong to their owners: only an owner creates, deletes or shares them. A participant leaves with DELETE …/databases/shared/zones/\(zoneName)/share?owner=<owner>.")
         }
         return ZoneKey(database: database, zoneName: zoneName)
     }

@@ -67,7 +67,7 @@ struct PushRoutes {
                 for zone in page.zones {
                     try await send(PushMessage(
                         kind: zone.deleted ? .zoneDeleted : .zoneChanged, container: database.container,
-                        database: database.scope, zoneID: ZoneID(zoneName: zone.zoneName),
+                        database: database.scope, zoneID: ZoneID(zoneName: zone.zoneName, ownerName: zone.ownerName),
                         databaseChangeToken: ChangeTokenCodec.databaseToken(seq: zone.databaseSeq)))
                 }
                 position = page.databaseSeq
@@ -86,7 +86,7 @@ struct PushRoutes {
                 for await event in subscription.events where event.databaseSeq > caughtUp {
                     try await send(PushMessage(
                         kind: event.zoneDeleted ? .zoneDeleted : .zoneChanged, container: event.container,
-                        database: event.scope, zoneID: ZoneID(zoneName: event.zoneName),
+                        database: event.scope, zoneID: ZoneID(zoneName: event.zoneName, ownerName: event.zoneOwnerName),
                         zoneChangeToken: event.zoneDeleted ? nil : ChangeTokenCodec.zoneToken(zoneRowID: event.zoneRowID, seq: event.zoneSeq),
                         databaseChangeToken: ChangeTokenCodec.databaseToken(seq: event.databaseSeq)))
                 }

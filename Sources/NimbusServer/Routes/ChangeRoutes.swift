@@ -7,7 +7,7 @@ struct ChangeRoutes {
 
     func register(on group: RouterGroup<NimbusRequestContext>) {
         group.post("zones/:zone/changes") { request, context in
-            let key = try context.zoneKey(services, request: request)
+            let key = try await context.accessibleZoneKey(services, request: request, intent: .read)
             let body = try await JSONResponse.decode(FetchZoneChangesRequest.self, from: request, limit: 64 * 1024)
             let limit = try pageSize(body.limit, default: 500, maximum: FetchZoneChangesRequest.maximumLimit)
             var afterSeq: Int64 = 0
@@ -40,8 +40,8 @@ struct ChangeRoutes {
             let afterSeq = try body.since.map { token throws(WireError) in try ChangeTokenCodec.decodeDatabase(token) } ?? 0
             let page = try await services.storage.databaseChanges(database, afterSeq: afterSeq, limit: limit)
             return try JSONResponse.make(FetchDatabaseChangesResponse(
-                changedZones: page.zones.filter { !$0.deleted }.map { ZoneID(zoneName: $0.zoneName) },
-                deletedZones: page.zones.filter(\.deleted).map { ZoneID(zoneName: $0.zoneName) },
+                changedZones: page.zones.filter { !$0.deleted }.map { ZoneID(zoneName: $0.zoneName, ownerName: $0.ownerName) },
+                deletedZones: page.zones.filter(\.deleted).map { ZoneID(zoneName: $0.zoneName, ownerName: $0.ownerName) },
                 changeToken: ChangeTokenCodec.databaseToken(seq: page.databaseSeq),
                 moreComing: page.moreComing))
         }

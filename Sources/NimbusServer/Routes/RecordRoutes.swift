@@ -7,7 +7,7 @@ struct RecordRoutes {
 
     func register(on group: RouterGroup<NimbusRequestContext>) {
         group.post("zones/:zone/records/modify") { request, context in
-            let key = try context.zoneKey(services, request: request)
+            let key = try await context.accessibleZoneKey(services, request: request, intent: .write)
             let principal = try context.requirePrincipal()
             let (body, bodyBytes) = try await JSONResponse.decodeCounting(
                 ModifyRecordsRequest.self, from: request, limit: ModifyRecordsRequest.maximumBodyBytes)
@@ -30,7 +30,7 @@ struct RecordRoutes {
             return try JSONResponse.make(response, status: failures.isEmpty ? .ok : .init(code: 207))
         }
         group.post("zones/:zone/records/lookup") { request, context in
-            let key = try context.zoneKey(services, request: request)
+            let key = try await context.accessibleZoneKey(services, request: request, intent: .read)
             let body = try await JSONResponse.decode(LookupRecordsRequest.self, from: request, limit: 256 * 1024)
             if body.recordNames.count > LookupRecordsRequest.maximumNames {
                 throw WireError(.limitExceeded, "A lookup names at most \(LookupRecordsRequest.maximumNames) records.")

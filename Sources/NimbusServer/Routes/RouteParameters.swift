@@ -21,6 +21,15 @@ extension NimbusRequestContext {
             principal: try requirePrincipal())
     }
 
+    /// The zone where the records of the route's zone live, checked for `intent` (see
+    /// ``ServerServices/accessibleZone(container:scope:owner:zoneName:principal:intent:)``).
+    func accessibleZoneKey(_ services: ServerServices, request: Request, intent: ZoneIntent) async throws -> ZoneKey {
+        try await services.accessibleZone(
+            container: try pathParameter("container"), scope: try pathParameter("database"),
+            owner: request.uri.queryParameters.get("owner"), zoneName: try pathParameter("zone"),
+            principal: try requirePrincipal(), intent: intent)
+    }
+
     /// The database named by the route's `container` and `database` parameters.
     func databaseKey(_ services: ServerServices, request: Request) throws -> DatabaseKey {
         try services.database(

@@ -10,7 +10,7 @@ struct ZoneRoutes {
             let database = try context.databaseKey(services, request: request)
             let zones = try await services.storage.listZones(database)
             return try JSONResponse.make(ListZonesResponse(zones: zones.map {
-                Zone(zoneID: ZoneID(zoneName: $0.zoneName), changeToken: $0.changeToken)
+                Zone(zoneID: ZoneID(zoneName: $0.zoneName, ownerName: $0.ownerName), changeToken: $0.changeToken)
             }))
         }
         group.put("zones/:zone") { request, context in

@@ -10,3 +10,9 @@ package enum StorageErrors {
         WireError(.quotaExceeded, "This change needs \(adding) more bytes; the account uses \(used) of its \(quota)-byte quota. Delete records or assets, or ask for a larger quota.")
     }
 }
+
+extension StorageErrors {
+    package static func notShared(_ zone: ZoneKey) -> WireError {
+        WireError(.unknownItem, "The zone '\(zone.zoneName)' is not shared. Share it with PUT …/zones/\(zone.zoneName)/share.")
+    }
+}

@@ -60,6 +60,8 @@ package struct ChangeEvent: Hashable, Sendable, Codable {
     package var zoneSeq: Int64
     package var databaseSeq: Int64
     package var zoneDeleted: Bool
+    /// The zone owner's user name, for events of a participant's shared database.
+    package var zoneOwnerName: String?
 
     package init(zone: ZoneKey, state: ZoneState, zoneDeleted: Bool = false) {
         self.container = zone.database.container
@@ -72,6 +74,27 @@ package struct ChangeEvent: Hashable, Sendable, Codable {
         self.zoneDeleted = zoneDeleted
     }
 
+    /// The event a participant's shared database hears when an owner's zone changes, or
+    /// when the zone leaves that database (`removed`: unshared, participant removed, zone deleted).
+    /// - Parameters:
+    ///   - zone: The owner's zone.
+    ///   - ownerName: The owner's user name.
+    ///   - state: The zone's state after the change.
+    ///   - participantID: The participant whose shared database changed.
+    ///   - databaseSeq: The participant's shared database position after the change.
+    ///   - removed: Whether the zone left the participant's shared database.
+    package init(sharedZone zone: ZoneKey, ownerName: String, state: ZoneState, participantID: Int64, databaseSeq: Int64, removed: Bool) {
+        self.container = zone.database.container
+        self.scope = .shared
+        self.ownerID = participantID
+        self.zoneName = zone.zoneName
+        self.zoneRowID = state.rowID
+        self.zoneSeq = state.seq
+        self.databaseSeq = databaseSeq
+        self.zoneDeleted = removed
+        self.zoneOwnerName = ownerName
+    }
+
     package var database: DatabaseKey { DatabaseKey(container: container, scope: scope, ownerID: ownerID) }
 }
 
@@ -81,6 +104,8 @@ package struct ModifyOutcome: Sendable {
     package var zone: ZoneState
     /// The change devices must hear about; `nil` when nothing was written.
     package var event: ChangeEvent?
+    /// The same change as the participants of a shared zone hear it, one per participant.
+    package var sharedEvents: [ChangeEvent] = []
 }
 
 /// One page of a zone's changes.
@@ -102,7 +127,7 @@ package struct DatabaseChangesPage: Sendable {
 ///
 /// Every method is one transaction. Methods that change a zone deliver a ``ChangeEvent`` to
 /// the backend's ``ChangeFeed`` after (SQLite) or on (PostgreSQL `NOTIFY`) commit.
-package protocol SyncStorage: Sendable {
+package protocol SyncStorage: ShareStorage {
     /// `"sqlite"` or `"postgres"`.
     var backendName: String { get }
     /// Where committed changes are announced.
@@ -121,6 +146,8 @@ package protocol SyncStorage: Sendable {
     func revokeTokens(userID: Int64, device: String?) async throws -> Int
 
     // MARK: Zones
+    // A `shared` database key names a participant: listing and database changes then cover
+    // the zones shared with that user (see ``ShareStorage``).
     /// Creates the zone, or returns it when it exists.
     func createZone(_ zone: ZoneKey, now: Int64) async throws -> ZoneState
     /// The live zone, or `nil`.

@@ -7,14 +7,23 @@ package struct ZoneState: Hashable, Sendable {
     package var purgedSeq: Int64
     package var databaseSeq: Int64
     package var deleted: Bool
+    /// Whether the zone has a share, so that its changes also reach participants.
+    package var shared: Bool
+    /// The owner's user name, set when the zone is listed in someone else's shared database.
+    package var ownerName: String?
 
-    package init(rowID: Int64, zoneName: String, seq: Int64, purgedSeq: Int64, databaseSeq: Int64, deleted: Bool = false) {
+    package init(
+        rowID: Int64, zoneName: String, seq: Int64, purgedSeq: Int64, databaseSeq: Int64, deleted: Bool = false,
+        shared: Bool = false, ownerName: String? = nil
+    ) {
         self.rowID = rowID
         self.zoneName = zoneName
         self.seq = seq
         self.purgedSeq = purgedSeq
         self.databaseSeq = databaseSeq
         self.deleted = deleted
+        self.shared = shared
+        self.ownerName = ownerName
     }
 }
 
@@ -23,10 +32,13 @@ package struct ZoneChange: Hashable, Sendable {
     package var zoneName: String
     package var deleted: Bool
     package var databaseSeq: Int64
+    /// The owner's user name, for entries of a shared database.
+    package var ownerName: String?
 
-    package init(zoneName: String, deleted: Bool, databaseSeq: Int64) {
+    package init(zoneName: String, deleted: Bool, databaseSeq: Int64, ownerName: String? = nil) {
         self.zoneName = zoneName
         self.deleted = deleted
         self.databaseSeq = databaseSeq
+        self.ownerName = ownerName
     }
 }

@@ -26,9 +26,12 @@ struct TestClient: Sendable {
     var token: String?
     var container: String
     var database = "private"
+    /// The zone owner named by `?owner=` on every request (zones of the shared database).
+    var owner: String?
 
     func send(_ method: HTTPMethod, _ path: String, body: Data? = nil, headers: [(String, String)] = []) async throws -> Reply {
-        var request = HTTPClientRequest(url: baseURL + path)
+        let query = owner.map { (path.contains("?") ? "&" : "?") + "owner=" + $0 } ?? ""
+        var request = HTTPClientRequest(url: baseURL + path + query)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         for (name, value) in headers { request.headers.add(name: name, value: value) }

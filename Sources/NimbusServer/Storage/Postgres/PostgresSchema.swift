@@ -49,7 +49,8 @@ enum PostgresSchema {
                 container TEXT NOT NULL, checksum TEXT NOT NULL, user_id BIGINT NOT NULL, size BIGINT NOT NULL,
                 uploaded_at BIGINT NOT NULL, PRIMARY KEY(container, checksum, user_id))
             """,
-        ])
+        ]),
+        (2, sharingStatements),
     ]
 
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {

@@ -25,7 +25,9 @@ extension PostgresStorage {
             SELECT EXISTS (SELECT 1 FROM assets WHERE container = \(container) AND checksum = \(checksum) AND user_id = \(userID))
                 OR EXISTS (SELECT 1 FROM asset_refs r JOIN zones z ON z.id = r.zone_id
                            WHERE r.checksum = \(checksum) AND z.container = \(container) AND NOT z.deleted
-                             AND (z.scope = 'public' OR (z.scope = 'private' AND z.owner_id = \(userID))))
+                             AND (z.scope = 'public' OR (z.scope = 'private' AND z.owner_id = \(userID))
+                                  OR EXISTS (SELECT 1 FROM share_participants p
+                                             WHERE p.zone_id = z.id AND p.user_id = \(userID) AND NOT p.removed)))
             """, logger: logger)
         for try await allowed in rows.decode(Bool.self) { return allowed }
         return false

@@ -23,7 +23,9 @@ extension PostgresStorage {
                 "UPDATE zones SET seq = \(state.seq), db_seq = \(state.databaseSeq) WHERE id = \(state.rowID)", logger: logger)
             let event = ChangeEvent(zone: zone, state: state)
             try await Self.notify(connection, event, logger: logger)
-            return ModifyOutcome(plan: plan, zone: state, event: event)
+            var outcome = ModifyOutcome(plan: plan, zone: state, event: event)
+            if state.shared { outcome.sharedEvents = try await Self.fanOutToParticipants(connection, zone: zone, state: state, logger: logger) }
+            return outcome
         }
     }
 

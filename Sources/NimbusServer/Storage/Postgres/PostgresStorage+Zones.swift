@@ -35,9 +35,10 @@ extension PostgresStorage {
     }
 
     package func listZones(_ database: DatabaseKey) async throws -> [ZoneState] {
+        if database.scope == .shared { return try await sharedZones(database) }
         let rows = try await query(
             """
-            SELECT id, name, seq, purged_seq, db_seq, deleted FROM zones
+            SELECT id, name, seq, purged_seq, db_seq, deleted, shared FROM zones
             WHERE container = \(database.container) AND scope = \(database.scope.rawValue) AND owner_id = \(database.ownerID) AND NOT deleted
             ORDER BY name
             """, logger: logger)
@@ -68,6 +69,7 @@ extension PostgresStorage {
             }
             let event = ChangeEvent(zone: zone, state: state, zoneDeleted: true)
             try await Self.notify(connection, event, logger: logger)
+            if state.shared { _ = try await Self.endShare(connection, zone: zone, state: state, logger: logger) }
             return event
         }
     }
@@ -75,6 +77,13 @@ extension PostgresStorage {
     package func databaseChanges(_ database: DatabaseKey, afterSeq: Int64, limit: Int) async throws -> DatabaseChangesPage {
         try await transaction { [logger] connection in
             let current = try await Self.position(connection, database, logger: logger)
+            if database.scope == .shared {
+                let zones = try await Self.sharedZoneChanges(connection, database, afterSeq: afterSeq, limit: limit + 1, logger: logger)
+                let page = Array(zones.prefix(limit))
+                let more = zones.count > limit
+                let seq = more ? (page.last?.databaseSeq ?? afterSeq) : max(current, afterSeq)
+                return DatabaseChangesPage(zones: page, databaseSeq: seq, moreComing: more)
+            }
             let rows = try await connection.query(
                 """
                 SELECT name, deleted, db_seq FROM zones
@@ -114,7 +123,7 @@ extension PostgresStorage {
     static func liveZone(_ connection: PostgresConnection, _ zone: ZoneKey, logger: Logger, lock: Bool) async throws -> ZoneState? {
         let db = zone.database
         let sql = """
-            SELECT id, name, seq, purged_seq, db_seq, deleted FROM zones
+            SELECT id, name, seq, purged_seq, db_seq, deleted, shared FROM zones
             WHERE container = $1 AND scope = $2 AND owner_id = $3 AND name = $4 AND NOT deleted
             """ + (lock ? " FOR UPDATE" : "")
         var binds = PostgresBindings()
@@ -147,6 +156,8 @@ extension PostgresStorage {
         ZoneState(
             rowID: try cells["id"].decode(Int64.self), zoneName: try cells["name"].decode(String.self),
             seq: try cells["seq"].decode(Int64.self), purgedSeq: try cells["purged_seq"].decode(Int64.self),
-            databaseSeq: try cells["db_seq"].decode(Int64.self), deleted: try cells["deleted"].decode(Bool.self))
+            databaseSeq: try cells["db_seq"].decode(Int64.self), deleted: try cells["deleted"].decode(Bool.self),
+            shared: try cells["shared"].decode(Bool.self),
+            ownerName: cells.contains("owner_name") ? try cells["owner_name"].decode(String.self) : nil)
     }
 }

@@ -72,6 +72,7 @@ enum SQLiteSchema {
                     PRIMARY KEY(container, checksum, user_id));
                 """)
         }
+        registerSharing(in: &migrator)
         return migrator
     }
 }

@@ -29,10 +29,11 @@ extension SQLiteStorage {
             let sql = """
                 SELECT 1 FROM asset_refs r JOIN zones z ON z.id = r.zone_id
                 WHERE r.checksum = ? AND z.container = ? AND z.deleted = 0
-                  AND (z.scope = 'public' OR (z.scope = 'private' AND z.owner_id = ?))
+                  AND (z.scope = 'public' OR (z.scope = 'private' AND z.owner_id = ?)
+                       OR EXISTS (SELECT 1 FROM share_participants p WHERE p.zone_id = z.id AND p.user_id = ? AND p.removed = 0))
                 LIMIT 1
                 """
-            return try Row.fetchOne(db, sql: sql, arguments: [checksum, container, userID]) != nil
+            return try Row.fetchOne(db, sql: sql, arguments: [checksum, container, userID, userID]) != nil
         }
     }
 

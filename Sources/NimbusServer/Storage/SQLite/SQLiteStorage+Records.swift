@@ -20,9 +20,12 @@ extension SQLiteStorage {
             try db.execute(
                 sql: "UPDATE zones SET seq = ?, db_seq = ? WHERE id = ?",
                 arguments: [state.seq, state.databaseSeq, state.rowID])
-            return ModifyOutcome(plan: plan, zone: state, event: ChangeEvent(zone: zone, state: state))
+            var outcome = ModifyOutcome(plan: plan, zone: state, event: ChangeEvent(zone: zone, state: state))
+            if state.shared { outcome.sharedEvents = try Self.fanOutToParticipants(db, zone: zone, state: state) }
+            return outcome
         }
         if let event = outcome.event { changeFeed.deliver(event) }
+        for event in outcome.sharedEvents { changeFeed.deliver(event) }
         return outcome
     }
 

@@ -22,7 +22,8 @@ extension SQLiteStorage {
 
     package func listZones(_ database: DatabaseKey) async throws -> [ZoneState] {
         try await pool.read { db in
-            try Row.fetchAll(
+            if database.scope == .shared { return try Self.sharedZones(db, database) }
+            return try Row.fetchAll(
                 db, sql: "SELECT * FROM zones WHERE container = ? AND scope = ? AND owner_id = ? AND deleted = 0 ORDER BY name",
                 arguments: [database.container, database.scope.rawValue, database.ownerID]
             ).map(Self.zoneState)
@@ -30,7 +31,7 @@ extension SQLiteStorage {
     }
 
     package func deleteZone(_ zone: ZoneKey, now: Int64) async throws -> ChangeEvent {
-        let event = try await pool.write { db -> ChangeEvent in
+        let (event, sharedEvents) = try await pool.write { db -> (ChangeEvent, [ChangeEvent]) in
             guard var state = try Self.liveZone(db, zone) else { throw StorageErrors.zoneNotFound(zone) }
             let released: Int64 = try Int64.fetchOne(
                 db, sql: "SELECT COALESCE(SUM(size), 0) FROM records WHERE zone_id = ?", arguments: [state.rowID]) ?? 0
@@ -45,9 +46,11 @@ extension SQLiteStorage {
                     sql: "UPDATE users SET used_bytes = MAX(0, used_bytes - ?) WHERE id = ?",
                     arguments: [released, zone.database.ownerID])
             }
-            return ChangeEvent(zone: zone, state: state, zoneDeleted: true)
+            let sharedEvents = state.shared ? try Self.endShare(db, zone: zone, state: state) : []
+            return (ChangeEvent(zone: zone, state: state, zoneDeleted: true), sharedEvents)
         }
         changeFeed.deliver(event)
+        for event in sharedEvents { changeFeed.deliver(event) }
         return event
     }
 
@@ -56,16 +59,19 @@ extension SQLiteStorage {
             let current = try Int64.fetchOne(
                 db, sql: "SELECT seq FROM databases WHERE container = ? AND scope = ? AND owner_id = ?",
                 arguments: [database.container, database.scope.rawValue, database.ownerID]) ?? 0
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT name, deleted, db_seq FROM zones
-                    WHERE container = ? AND scope = ? AND owner_id = ? AND db_seq > ?
-                    ORDER BY db_seq LIMIT ?
-                    """,
-                arguments: [database.container, database.scope.rawValue, database.ownerID, afterSeq, limit + 1])
+            let rows = database.scope == .shared
+                ? try Self.sharedZoneChanges(db, database, afterSeq: afterSeq, limit: limit + 1)
+                : try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT name, deleted, db_seq FROM zones
+                        WHERE container = ? AND scope = ? AND owner_id = ? AND db_seq > ?
+                        ORDER BY db_seq LIMIT ?
+                        """,
+                    arguments: [database.container, database.scope.rawValue, database.ownerID, afterSeq, limit + 1]
+                ).map { ZoneChange(zoneName: $0["name"], deleted: $0["deleted"] as Bool, databaseSeq: $0["db_seq"]) }
             let more = rows.count > limit
-            let page = rows.prefix(limit).map { ZoneChange(zoneName: $0["name"], deleted: $0["deleted"] as Bool, databaseSeq: $0["db_seq"]) }
+            let page = rows.prefix(limit)
             let seq = more ? (page.last?.databaseSeq ?? afterSeq) : max(current, afterSeq)
             return DatabaseChangesPage(zones: Array(page), databaseSeq: seq, moreComing: more)
         }
@@ -99,6 +105,7 @@ extension SQLiteStorage {
     static func zoneState(_ row: Row) -> ZoneState {
         ZoneState(
             rowID: row["id"], zoneName: row["name"], seq: row["seq"], purgedSeq: row["purged_seq"],
-            databaseSeq: row["db_seq"], deleted: row["deleted"] as Bool)
+            databaseSeq: row["db_seq"], deleted: row["deleted"] as Bool, shared: row["shared"] as Bool,
+            ownerName: row["owner_name"])
     }
 }

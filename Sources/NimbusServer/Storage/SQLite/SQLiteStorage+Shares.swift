@@ -1,0 +1,195 @@
+import Foundation
+import GRDB
+import NimbusWire
+
+extension SQLiteStorage {
+    package func share(of zone: ZoneKey) async throws -> StoredShare? {
+        try await pool.read { db in
+            guard let state = try Self.liveZone(db, zone) else { throw StorageErrors.zoneNotFound(zone) }
+            return try Self.loadShare(db, zone: zone, state: state)
+        }
+    }
+
+    package func saveShare(_ zone: ZoneKey, participants: [ShareMember], publicPermission: SharePermission, now: Int64) async throws -> ShareSaveOutcome {
+        let (outcome, events) = try await pool.write { db -> (ShareSaveOutcome, [ChangeEvent]) in
+            guard let state = try Self.liveZone(db, zone) else { throw StorageErrors.zoneNotFound(zone) }
+            let created = try Row.fetchOne(db, sql: "SELECT 1 FROM shares WHERE zone_id = ?", arguments: [state.rowID]) == nil
+            try db.execute(
+                sql: """
+                    INSERT INTO shares(zone_id, public_permission, created_at, modified_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(zone_id) DO UPDATE SET public_permission = excluded.public_permission, modified_at = excluded.modified_at
+                    """,
+                arguments: [state.rowID, publicPermission.rawValue, now, now])
+            try db.execute(sql: "UPDATE zones SET shared = 1 WHERE id = ?", arguments: [state.rowID])
+            let ownerName = try Self.userName(db, zone.database.ownerID)
+            var current: [Int64: String] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT user_id, permission FROM share_participants WHERE zone_id = ? AND removed = 0", arguments: [state.rowID]) {
+                current[row["user_id"]] = row["permission"]
+            }
+            let wanted = Dictionary(participants.map { ($0.userID, $0) }, uniquingKeysWith: { _, last in last })
+            var events: [ChangeEvent] = []
+            // Ascending user ids: every writer advances shared databases in the same order.
+            for userID in Set(current.keys).union(wanted.keys).sorted() {
+                switch (current[userID], wanted[userID]) {
+                case (nil, let member?):
+                    let seq = try Self.bumpDatabase(db, DatabaseKey(container: zone.database.container, scope: .shared, ownerID: userID))
+                    try db.execute(
+                        sql: """
+                            INSERT INTO share_participants(zone_id, user_id, container, permission, removed, db_seq, added_at)
+                            VALUES (?, ?, ?, ?, 0, ?, ?)
+                            ON CONFLICT(zone_id, user_id) DO UPDATE SET permission = excluded.permission, removed = 0,
+                                db_seq = excluded.db_seq, added_at = excluded.added_at
+                            """,
+                        arguments: [state.rowID, userID, zone.database.container, member.permission.rawValue, seq, now])
+                    events.append(ChangeEvent(sharedZone: zone, ownerName: ownerName, state: state, participantID: userID, databaseSeq: seq, removed: false))
+                case (let old?, let member?) where old != member.permission.rawValue:
+                    try db.execute(
+                        sql: "UPDATE share_participants SET permission = ? WHERE zone_id = ? AND user_id = ?",
+                        arguments: [member.permission.rawValue, state.rowID, userID])
+                case (_?, nil):
+                    events.append(try Self.removeParticipant(db, zone: zone, ownerName: ownerName, state: state, userID: userID))
+                default:
+                    break
+                }
+            }
+            let share = try Self.loadShare(db, zone: zone, state: state)!
+            return (ShareSaveOutcome(share: share, created: created), events)
+        }
+        for event in events { changeFeed.deliver(event) }
+        return outcome
+    }
+
+    package func deleteShare(_ zone: ZoneKey, now: Int64) async throws {
+        let events = try await pool.write { db -> [ChangeEvent] in
+            guard let state = try Self.liveZone(db, zone) else { throw StorageErrors.zoneNotFound(zone) }
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM shares WHERE zone_id = ?", arguments: [state.rowID]) != nil else {
+                throw StorageErrors.notShared(zone)
+            }
+            return try Self.endShare(db, zone: zone, state: state)
+        }
+        for event in events { changeFeed.deliver(event) }
+    }
+
+    package func leaveShare(_ zone: ZoneKey, userID: Int64, now: Int64) async throws {
+        let event = try await pool.write { db -> ChangeEvent in
+            guard let state = try Self.liveZone(db, zone),
+                try Row.fetchOne(
+                    db, sql: "SELECT 1 FROM share_participants WHERE zone_id = ? AND user_id = ? AND removed = 0",
+                    arguments: [state.rowID, userID]) != nil
+            else { throw StorageErrors.zoneNotFound(zone) }
+            return try Self.removeParticipant(
+                db, zone: zone, ownerName: try Self.userName(db, zone.database.ownerID), state: state, userID: userID)
+        }
+        changeFeed.deliver(event)
+    }
+
+    package func sharedZoneGrant(container: String, ownerName: String, zoneName: String, userID: Int64) async throws -> SharedZoneGrant? {
+        try await pool.read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT z.owner_id, p.permission FROM users u
+                    JOIN zones z ON z.owner_id = u.id AND z.container = ? AND z.scope = 'private' AND z.name = ? AND z.deleted = 0
+                    JOIN share_participants p ON p.zone_id = z.id AND p.user_id = ? AND p.removed = 0
+                    WHERE u.name = ?
+                    """,
+                arguments: [container, zoneName, userID, ownerName])
+            return row.map { row in
+                SharedZoneGrant(
+                    zone: ZoneKey(database: DatabaseKey(container: container, scope: .private, ownerID: row["owner_id"]), zoneName: zoneName),
+                    permission: SharePermission(rawValue: row["permission"]) ?? .readOnly)
+            }
+        }
+    }
+
+    // MARK: Helpers shared with modify and zone deletion
+
+    /// Advances the shared database of every participant of a changed zone; returns the
+    /// events their devices hear.
+    static func fanOutToParticipants(_ db: Database, zone: ZoneKey, state: ZoneState) throws -> [ChangeEvent] {
+        let members = try Int64.fetchAll(
+            db, sql: "SELECT user_id FROM share_participants WHERE zone_id = ? AND removed = 0 ORDER BY user_id", arguments: [state.rowID])
+        guard !members.isEmpty else { return [] }
+        let ownerName = try userName(db, zone.database.ownerID)
+        return try members.map { userID in
+            let seq = try bumpDatabase(db, DatabaseKey(container: zone.database.container, scope: .shared, ownerID: userID))
+            try db.execute(
+                sql: "UPDATE share_participants SET db_seq = ? WHERE zone_id = ? AND user_id = ?", arguments: [seq, state.rowID, userID])
+            return ChangeEvent(sharedZone: zone, ownerName: ownerName, state: state, participantID: userID, databaseSeq: seq, removed: false)
+        }
+    }
+
+    /// Removes every participant, the share and the zone's shared mark (share deleted, zone deleted).
+    static func endShare(_ db: Database, zone: ZoneKey, state: ZoneState) throws -> [ChangeEvent] {
+        let ownerName = try userName(db, zone.database.ownerID)
+        let members = try Int64.fetchAll(
+            db, sql: "SELECT user_id FROM share_participants WHERE zone_id = ? AND removed = 0 ORDER BY user_id", arguments: [state.rowID])
+        let events = try members.map { try removeParticipant(db, zone: zone, ownerName: ownerName, state: state, userID: $0) }
+        try db.execute(sql: "DELETE FROM shares WHERE zone_id = ?", arguments: [state.rowID])
+        try db.execute(sql: "UPDATE zones SET shared = 0 WHERE id = ?", arguments: [state.rowID])
+        return events
+    }
+
+    /// Marks one membership removed at the next position of the participant's shared database.
+    static func removeParticipant(_ db: Database, zone: ZoneKey, ownerName: String, state: ZoneState, userID: Int64) throws -> ChangeEvent {
+        let seq = try bumpDatabase(db, DatabaseKey(container: zone.database.container, scope: .shared, ownerID: userID))
+        try db.execute(
+            sql: "UPDATE share_participants SET removed = 1, db_seq = ? WHERE zone_id = ? AND user_id = ?",
+            arguments: [seq, state.rowID, userID])
+        return ChangeEvent(sharedZone: zone, ownerName: ownerName, state: state, participantID: userID, databaseSeq: seq, removed: true)
+    }
+
+    static func loadShare(_ db: Database, zone: ZoneKey, state: ZoneState) throws -> StoredShare? {
+        guard let share = try Row.fetchOne(db, sql: "SELECT public_permission FROM shares WHERE zone_id = ?", arguments: [state.rowID]) else {
+            return nil
+        }
+        let members = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT p.user_id, u.name, p.permission FROM share_participants p JOIN users u ON u.id = p.user_id
+                WHERE p.zone_id = ? AND p.removed = 0
+                """,
+            arguments: [state.rowID]
+        ).map { row in
+            ShareMember(userID: row["user_id"], userName: row["name"], permission: SharePermission(rawValue: row["permission"]) ?? .readOnly)
+        }
+        return StoredShare(
+            zone: zone, ownerName: try userName(db, zone.database.ownerID),
+            publicPermission: SharePermission(rawValue: share["public_permission"]) ?? SharePermission.none, participants: members)
+    }
+
+    static func userName(_ db: Database, _ userID: Int64) throws -> String {
+        try String.fetchOne(db, sql: "SELECT name FROM users WHERE id = ?", arguments: [userID]) ?? ""
+    }
+
+    // MARK: The shared database
+
+    /// The zones shared with the user a shared database key names, ordered by zone and owner name.
+    static func sharedZones(_ db: Database, _ database: DatabaseKey) throws -> [ZoneState] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT z.*, u.name AS owner_name FROM share_participants p
+                JOIN zones z ON z.id = p.zone_id JOIN users u ON u.id = z.owner_id
+                WHERE p.user_id = ? AND p.container = ? AND p.removed = 0 AND z.deleted = 0
+                ORDER BY z.name, u.name
+                """,
+            arguments: [database.ownerID, database.container]
+        ).map(zoneState)
+    }
+
+    /// Entries of a shared database changed after `afterSeq`, oldest first.
+    static func sharedZoneChanges(_ db: Database, _ database: DatabaseKey, afterSeq: Int64, limit: Int) throws -> [ZoneChange] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT z.name, u.name AS owner_name, (p.removed OR z.deleted) AS gone, p.db_seq FROM share_participants p
+                JOIN zones z ON z.id = p.zone_id JOIN users u ON u.id = z.owner_id
+                WHERE p.user_id = ? AND p.container = ? AND p.db_seq > ?
+                ORDER BY p.db_seq LIMIT ?
+                """,
+            arguments: [database.ownerID, database.container, afterSeq, limit]
+        ).map { ZoneChange(zoneName: $0["name"], deleted: $0["gone"] as Bool, databaseSeq: $0["db_seq"], ownerName: $0["owner_name"]) }
+    }
+}

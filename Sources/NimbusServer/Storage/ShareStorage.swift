@@ -1,0 +1,38 @@
+import NimbusWire
+
+/// Zone sharing, the part of ``SyncStorage`` behind the `shared` database.
+///
+/// A share belongs to one zone of its owner's private database (one incarnation: deleting
+/// the zone ends the share). Each participant has a membership row that is also the zone's
+/// entry in the participant's shared database: it carries a position in that database's
+/// change sequence, advanced whenever the zone changes, and stays as a tombstone when the
+/// participant loses access so that database changes report the zone as deleted.
+///
+/// Every method is one transaction that locks the zone like a modify batch does, and
+/// announces participants' changes the way ``SyncStorage`` announces the owner's.
+package protocol ShareStorage: Sendable {
+    /// The share of a private zone, or `nil` when the zone is not shared.
+    /// - Throws: `zoneNotFound`.
+    func share(of zone: ZoneKey) async throws -> StoredShare?
+
+    /// Creates the share of a private zone, or replaces its participants. Participants left
+    /// out lose access; new ones gain it; each hears about it on their shared database.
+    /// - Parameters:
+    ///   - zone: The owner's private zone.
+    ///   - participants: Every participant, validated by the caller (existing users, not the owner, no duplicates).
+    ///   - publicPermission: The permission of everyone else.
+    ///   - now: The time, ms since 1970.
+    /// - Throws: `zoneNotFound`.
+    func saveShare(_ zone: ZoneKey, participants: [ShareMember], publicPermission: SharePermission, now: Int64) async throws -> ShareSaveOutcome
+
+    /// Deletes the share of a private zone; every participant loses access.
+    /// - Throws: `zoneNotFound`; `unknownItem` when the zone is not shared.
+    func deleteShare(_ zone: ZoneKey, now: Int64) async throws
+
+    /// Removes one participant (a participant leaving a share).
+    /// - Throws: `zoneNotFound` when the zone or the membership does not exist.
+    func leaveShare(_ zone: ZoneKey, userID: Int64, now: Int64) async throws
+
+    /// What `userID` may do in `ownerName`'s zone, or `nil` when it is not shared with them.
+    func sharedZoneGrant(container: String, ownerName: String, zoneName: String, userID: Int64) async throws -> SharedZoneGrant?
+}

@@ -1,0 +1,39 @@
+import Foundation
+import NimbusWire
+
+extension TestClient {
+    /// The same device's view of its shared database; `owner` names the owner of the zones
+    /// that zone routes address.
+    func shared(owner: String? = nil) -> TestClient {
+        var client = self
+        client.database = "shared"
+        client.owner = owner
+        return client
+    }
+
+    /// `PUT …/zones/{zone}/share` with these participants.
+    func share(_ zone: String, _ participants: [String: SharePermission]) async throws -> Reply {
+        let list = participants.sorted { $0.key < $1.key }.map { ShareParticipant(userName: $0.key, permission: $0.value) }
+        return try await send(.PUT, zonePath(zone) + "/share", json: SaveShareRequest(participants: list))
+    }
+
+    /// Shares and expects success.
+    @discardableResult
+    func shareOK(_ zone: String, _ participants: [String: SharePermission]) async throws -> ZoneShare {
+        let reply = try await share(zone, participants)
+        guard reply.status == 200 || reply.status == 201 else { throw HarnessError("share: \(reply.status) \(reply.text)") }
+        return try reply.decode(ZoneShare.self)
+    }
+
+    /// `GET …/zones/{zone}/share`.
+    func getShare(_ zone: String) async throws -> Reply {
+        try await send(.GET, zonePath(zone) + "/share")
+    }
+
+    /// The zone ids of `GET …/zones`.
+    func zoneIDs() async throws -> [ZoneID] {
+        let reply = try await send(.GET, databasePath + "/zones")
+        guard reply.status == 200 else { throw HarnessError("zones: \(reply.status) \(reply.text)") }
+        return try reply.decode(ListZonesResponse.self).zones.map(\.zoneID)
+    }
+}
