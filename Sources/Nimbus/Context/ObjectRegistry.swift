@@ -22,6 +22,8 @@ struct ObjectRegistry {
     private var sweepThreshold = 1024
     /// When true, nothing is swept: the context keeps every object it registered.
     var retainsObjects = false
+    /// While positive, registrations don't sweep (a fetch holds every object it registers).
+    private var sweepsSuspended = 0
 
     private var mask: Int { slots.count - 1 }
 
@@ -71,7 +73,7 @@ struct ObjectRegistry {
         let (index, found, hash) = slot(for: id)
         if found { return (slots[index]!, false) }
         let object = make()
-        if count >= sweepThreshold || (count + 1) * 2 > slots.count || object.objectID != id {
+        if (count >= sweepThreshold && sweepsSuspended == 0) || (count + 1) * 2 > slots.count || object.objectID != id {
             register(object)
             return (object, true)
         }
@@ -86,7 +88,7 @@ struct ObjectRegistry {
 
     /// Registers an object under its ID, replacing another object with the same ID.
     mutating func register(_ object: ManagedObject) {
-        if count >= sweepThreshold { sweep(makingRoomFor: 1) }
+        if count >= sweepThreshold && sweepsSuspended == 0 { sweep(makingRoomFor: 1) }
         let (index, found, hash) = slot(for: object.objectID)
         slots[index] = object
         hashes[index] = hash
@@ -94,6 +96,18 @@ struct ObjectRegistry {
             count += 1
             if count * 2 > slots.count { resize(minimumCapacity: count) }
         }
+    }
+
+    /// Sweeps once if due, then lets registrations grow the table without sweeping until
+    /// ``resumeSweeps()``: for fetches, whose objects are all referenced by their result.
+    mutating func suspendSweeps() {
+        if count >= sweepThreshold { sweep() }
+        sweepsSuspended += 1
+    }
+
+    mutating func resumeSweeps() {
+        sweepsSuspended -= 1
+        if sweepsSuspended == 0 { sweepThreshold = max(sweepThreshold, count * 2) }
     }
 
     /// Makes room for `extra` more objects, sweeping at most once.

@@ -73,6 +73,21 @@ public final class EntityDescription: @unchecked Sendable {
     var validatedIndexes: [Int] = []
     var toOneIndexes: [Int] = []
     var toManyIndexes: [Int] = []
+    /// What each property is, in a form that copies without reference counting: the hot
+    /// paths of accessors switch on this instead of on ``properties``.
+    var propertyKinds: [PropertyKind] = []
+    /// Property names in index order, scanned by ``index(ofProperty:)`` for small entities.
+    var propertyNames: [String] = []
+
+    /// The index of a property by name; nil when the entity has no such property.
+    ///
+    /// Small entities scan their names (comparing short names is a 16-byte compare);
+    /// large ones hash.
+    @inline(__always)
+    func index(ofProperty name: String) -> Int? {
+        if propertyNames.count <= 12 { return propertyNames.firstIndex(of: name) }
+        return propertyIndexes[name]
+    }
 
     /// Creates an entity from its properties.
     public init(

@@ -76,6 +76,8 @@ enum ModelResolver {
 
         for entity in entities {
             entity.toManyIndexSet = Set(entity.toManyIndexes)
+            entity.propertyNames = entity.properties.map(\.name)
+            entity.propertyKinds = entity.properties.map(PropertyKind.init)
             entity.validatedIndexes = entity.properties.indices.filter { index in
                 switch entity.properties[index] {
                 case let .attribute(a):

@@ -17,18 +17,21 @@ extension ManagedObject {
     }
 
     func value(at index: Int) throws -> Any? {
-        switch entity.properties[index] {
-        case let .attribute(attribute):
+        switch entity.propertyKinds[index] {
+        case let .attribute(type):
             fireFaultIfNeeded()
-            return values![index].anyValue(for: attribute.type, transformerName: attribute.valueTransformerName)
-        case let .relationship(relationship):
+            return values![index].anyValue(for: type)
+        case .transformable:
+            fireFaultIfNeeded()
+            return values![index].anyValue(for: .transformable, transformerName: entity.properties[index].attribute?.valueTransformerName)
+        case let .toMany(isOrdered):
             guard let context = managedObjectContext else { return nil }
-            if relationship.isToMany {
-                ensureToManyLoaded(index)
-                guard case let .objects(ids) = values![index] else { return nil }
-                let objects = ids.map { context.object(with: $0) }
-                return relationship.isOrdered ? objects as Any : Set(objects) as Any
-            }
+            ensureToManyLoaded(index)
+            guard case let .objects(ids) = values![index] else { return nil }
+            let objects = ids.map { context.object(with: $0) }
+            return isOrdered ? objects as Any : Set(objects) as Any
+        case .toOne:
+            guard let context = managedObjectContext else { return nil }
             fireFaultIfNeeded()
             guard case let .object(id) = values![index] else { return nil }
             return context.object(with: id)
@@ -52,6 +55,10 @@ extension ManagedObject {
     ///   ``NimbusError/Code-swift.struct/wrongContext``.
     public func setValidatedValue(_ value: Any?, forKey key: String) throws {
         let index = try propertyIndex(key)
+        if case let .attribute(type) = entity.propertyKinds[index] {
+            setPrimitive(try PropertyValue(value, for: type), at: index)
+            return
+        }
         switch entity.properties[index] {
         case let .attribute(attribute):
             let newValue = try PropertyValue(value, for: attribute.type, transformerName: attribute.valueTransformerName)
@@ -102,8 +109,9 @@ extension ManagedObject {
         return index
     }
 
+    @inline(__always)
     func propertyIndex(_ key: String) throws -> Int {
-        guard let index = entity.propertyIndexes[key] else {
+        guard let index = entity.index(ofProperty: key) else {
             let known = entity.properties.map(\.name).joined(separator: ", ")
             throw NimbusError(.unknownProperty, "\(entity.name) has no property \(key) (properties: \(known))")
         }

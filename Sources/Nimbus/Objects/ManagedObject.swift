@@ -26,15 +26,18 @@ open class ManagedObject {
     /// strongly, so no object carries a weak reference of its own.
     private var contextReference: ContextReference?
 
+    // Objects are confined to their context's queue, so the accessors' hot state skips the
+    // runtime's dynamic exclusivity checks (a thread-local access set on every read).
+
     /// Working values, one per property of the entity (nil while a fault).
-    var values: [PropertyValue]?
+    @exclusivity(unchecked) var values: [PropertyValue]?
     /// Values as last read from or written to the store (nil for new objects and faults).
-    var committed: RowSnapshot?
+    @exclusivity(unchecked) var committed: RowSnapshot?
     /// Committed destinations of loaded to-many relationships, by property index.
     var committedToMany: [Int: [ManagedObjectID]] = [:]
     /// Which to-many relationships are loaded into ``values``.
     var loadedToMany: Set<Int> = []
-    var flags = Flags()
+    @exclusivity(unchecked) var flags = Flags()
     /// Order of insertion into the context, so new rows get keys in the order objects were made.
     var insertionSequence = 0
     /// For faults from a fetch with a batch size: the group and this object's position.
