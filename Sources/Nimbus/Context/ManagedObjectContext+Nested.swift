@@ -43,8 +43,8 @@ extension ManagedObjectContext {
     /// Pushes this nested context's changes into its parent: new objects appear there with
     /// the same IDs, changed values are set, deleted objects are deleted. Nothing is written
     /// to the store until the parent saves.
-    func saveIntoParent(_ parent: ManagedObjectContext, inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>) {
-        let insertedRows = inserted.sorted { $0.insertionSequence < $1.insertionSequence }.map { ($0.objectID, $0.values!) }
+    func saveIntoParent(_ parent: ManagedObjectContext, inserted: [ManagedObject], updated: Set<ManagedObject>, deleted: Set<ManagedObject>) {
+        let insertedRows = inserted.map { ($0.objectID, $0.values!) }
         let updatedRows = updated.map { object in
             (object.objectID, object.changedPropertyIndexes().map { (index: $0, value: object.values![$0]) })
         }
@@ -79,7 +79,9 @@ extension ManagedObjectContext {
         children.removeAll { $0.context == nil }
         for child in children.compactMap(\.context) {
             child.perform {
-                child.remapIDs(map)
+                let newIDs = map.compactMap { old, new in child.registry[old].map { ($0, new) } }
+                child.adoptPermanentIDs(newIDs, map: map)
+                child.remapReferences(map)
                 child.propagatePermanentIDs(map)
             }
         }

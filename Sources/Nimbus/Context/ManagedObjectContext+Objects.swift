@@ -103,18 +103,24 @@ extension ManagedObjectContext {
         let temporary = objects.filter { $0.objectID.isTemporaryID }
         guard !temporary.isEmpty else { return }
         let ids = try persistentStoreCoordinator.obtainPermanentIDs(for: temporary.map(\.objectID))
-        remapIDs(Dictionary(uniqueKeysWithValues: zip(temporary.map(\.objectID), ids)))
+        let map = Dictionary(uniqueKeysWithValues: zip(temporary.map(\.objectID), ids))
+        adoptPermanentIDs(Array(zip(temporary, ids)), map: parent != nil || !children.isEmpty ? map : [:])
+        remapReferences(map)
     }
 
-    /// Replaces temporary IDs everywhere the context holds them.
-    func remapIDs(_ map: [ManagedObjectID: ManagedObjectID], among candidates: [ManagedObject]? = nil) {
-        guard !map.isEmpty else { return }
-        // Nested contexts may still name objects by temporary IDs; remember the new ones for them.
-        if parent != nil || !children.isEmpty { permanentIDsForTemporary.merge(map) { $1 } }
-        for (old, new) in map {
-            registry.changeID(from: old, to: new)
+    /// Gives new objects their permanent IDs (the registry follows); `map` (temporary to
+    /// permanent) is remembered for nested contexts, which may still use temporary IDs.
+    func adoptPermanentIDs(_ newIDs: [(ManagedObject, ManagedObjectID)], map: [ManagedObjectID: ManagedObjectID]) {
+        if !map.isEmpty { permanentIDsForTemporary.merge(map) { $1 } }
+        for (object, id) in newIDs {
+            registry.changeID(from: object.objectID, to: id)
         }
-        for object in candidates ?? registry.all {
+    }
+
+    /// Replaces temporary IDs in relationship values (all registered objects', or the candidates').
+    func remapReferences(_ map: [ManagedObjectID: ManagedObjectID], among candidates: [ManagedObject]? = nil) {
+        guard !map.isEmpty else { return }
+        for object in candidates ?? registry.all where object.entity.hasRelationships {
             guard var values = object.values else { continue }
             var changed = false
             for index in object.entity.toOneIndexes {

@@ -19,74 +19,92 @@ extension ManagedObjectContext {
         try processPendingChanges()
         try validateForSave()
 
-        let inserted = insertedSet.filter { !$0.flags.isDeleted }
+        let inserted = insertedSet.filter { !$0.flags.isDeleted }.sorted { $0.insertionSequence < $1.insertionSequence }
         let deleted = deletedSet.filter { !$0.flags.isInserted }
         let updated = changedSet.filter { !$0.flags.isInserted && !$0.flags.isDeleted && !$0.flags.isDeletedInStore && $0.hasPersistentChangedValues }
         if let parent {
             saveIntoParent(parent, inserted: inserted, updated: updated, deleted: deleted)
-            didSave(inserted: inserted, updated: updated, deleted: deleted, permanentIDs: [:], versions: [:])
+            didSave(inserted: inserted, updated: updated, deleted: deleted, newIDs: [], references: [:], versions: [:])
             return
         }
 
-        var requests: [String: (PersistentStore, SaveRequest)] = [:]
-        var defaultStores: [ObjectIdentifier: PersistentStore] = [:]
+        var plans: [StoreSavePlan] = []
+        var planIndexes: [ObjectIdentifier: Int] = [:]  // by store
+        var defaultStores: [ObjectIdentifier: PersistentStore] = [:]  // by entity
         var storesByIdentifier: [String: PersistentStore] = [:]
         let schema = managedObjectModel.schema
-        func request(for object: ManagedObject) throws -> String {
-            let store: PersistentStore
+        func store(for object: ManagedObject) throws -> PersistentStore {
             if object.objectID.isTemporaryID {
                 if !assignedStores.isEmpty, let assigned = assignedStores[object.objectID].flatMap({ persistentStoreCoordinator.persistentStore(identifier: $0) }) {
-                    store = assigned
-                } else if let known = defaultStores[ObjectIdentifier(object.entity)] {
-                    store = known
-                } else {
-                    store = try persistentStoreCoordinator.defaultStore(for: object.entity)
-                    defaultStores[ObjectIdentifier(object.entity)] = store
+                    return assigned
                 }
-            } else if let known = storesByIdentifier[object.objectID.storeIdentifier] {
-                store = known
-            } else {
-                store = try persistentStoreCoordinator.store(for: object.objectID)
-                storesByIdentifier[object.objectID.storeIdentifier] = store
+                if let known = defaultStores[ObjectIdentifier(object.entity)] { return known }
+                let store = try persistentStoreCoordinator.defaultStore(for: object.entity)
+                defaultStores[ObjectIdentifier(object.entity)] = store
+                return store
             }
+            if let known = storesByIdentifier[object.objectID.storeIdentifier] { return known }
+            let store = try persistentStoreCoordinator.store(for: object.objectID)
+            storesByIdentifier[object.objectID.storeIdentifier] = store
+            return store
+        }
+        func planIndex(for object: ManagedObject) throws -> Int {
+            let store = try store(for: object)
+            if let index = planIndexes[ObjectIdentifier(store)] { return index }
             guard !store.isReadOnly else {
                 throw NimbusError(.readOnlyStore, "cannot save \(object.objectID): the store \(store.url?.path ?? store.identifier) is read-only")
             }
-            if requests[store.identifier] == nil {
-                var request = SaveRequest()
-                request.author = transactionAuthor
-                request.contextName = name
-                requests[store.identifier] = (store, request)
-            }
-            return store.identifier
+            var request = SaveRequest()
+            request.author = transactionAuthor
+            request.contextName = name
+            plans.append(StoreSavePlan(store: store, request: request))
+            planIndexes[ObjectIdentifier(store)] = plans.count - 1
+            return plans.count - 1
         }
-        for object in inserted.sorted(by: { $0.insertionSequence < $1.insertionSequence }) {
-            let key = try request(for: object)
-            requests[key]!.1.inserts.append(.init(id: object.objectID, values: object.values!))
-            collectRelationshipChanges(of: object, schema: schema, into: &requests[key]!.1)
+        // New objects of one entity usually go to one store: remember the last answer.
+        var last: (entity: EntityDescription, index: Int)?
+        for object in inserted {
+            let index: Int
+            if let last, last.entity === object.entity, assignedStores.isEmpty, object.objectID.isTemporaryID {
+                index = last.index
+            } else {
+                index = try planIndex(for: object)
+                last = object.objectID.isTemporaryID ? (object.entity, index) : nil
+            }
+            plans[index].insertedObjects.append(object)
+            plans[index].request.inserts.append(.init(id: object.objectID, values: object.values!))
+            collectRelationshipChanges(of: object, schema: schema, into: &plans[index].request)
         }
         for object in updated.sorted(by: { $0.objectID < $1.objectID }) {
-            let key = try request(for: object)
+            let index = try planIndex(for: object)
             let changes = object.changedPropertyIndexes()
                 .filter { object.entity.properties[$0].relationship?.isToMany != true }
                 .map { (index: $0, value: object.values![$0]) }
-            requests[key]!.1.updates.append(.init(id: object.objectID, expectedVersion: object.committed?.version ?? 1, changes: changes,
-                                                  changedProperties: object.changedPropertyIndexes()))
-            collectRelationshipChanges(of: object, schema: schema, into: &requests[key]!.1)
+            plans[index].request.updates.append(.init(id: object.objectID, expectedVersion: object.committed?.version ?? 1, changes: changes,
+                                                      changedProperties: object.changedPropertyIndexes()))
+            collectRelationshipChanges(of: object, schema: schema, into: &plans[index].request)
         }
         for object in deleted.sorted(by: { $0.objectID < $1.objectID }) {
-            let key = try request(for: object)
-            requests[key]!.1.deletes.append(.init(id: object.objectID, tombstone: object.tombstone()))
+            let index = try planIndex(for: object)
+            plans[index].request.deletes.append(.init(id: object.objectID, tombstone: object.tombstone()))
         }
+        // Values refer to objects only through relationships.
+        let resolvesReferences = inserted.contains { $0.entity.hasRelationships } || updated.contains { $0.entity.hasRelationships }
 
-        var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
+        var newIDs: [(ManagedObject, ManagedObjectID)] = []
+        var references: [ManagedObjectID: ManagedObjectID] = [:]
         var versions: [ManagedObjectID: Int64] = [:]
-        for (store, request) in requests.values.sorted(by: { $0.0.identifier < $1.0.identifier }) where !request.isEmpty {
-            let result = try store.database.save(request, hooks: store.saveHooks)
-            permanentIDs.merge(result.permanentIDs) { a, _ in a }
-            versions.merge(result.versions) { a, _ in a }
+        for var plan in plans.sorted(by: { $0.store.identifier < $1.store.identifier }) where !plan.request.isEmpty {
+            plan.request.resolvesReferences = resolvesReferences
+            let result = try plan.store.database.save(plan.request, hooks: plan.store.saveHooks)
+            newIDs.reserveCapacity(newIDs.count + result.insertedIDs.count)
+            for (object, id) in zip(plan.insertedObjects, result.insertedIDs) where object.objectID.isTemporaryID {
+                newIDs.append((object, id))
+            }
+            if references.isEmpty { references = result.permanentIDs } else { references.merge(result.permanentIDs) { a, _ in a } }
+            if versions.isEmpty { versions = result.versions } else { versions.merge(result.versions) { a, _ in a } }
         }
-        didSave(inserted: inserted, updated: updated, deleted: deleted, permanentIDs: permanentIDs, versions: versions)
+        didSave(inserted: inserted, updated: updated, deleted: deleted, newIDs: newIDs, references: references, versions: versions)
     }
 
     /// Adds join-table rows and order positions for an object's changed to-many relationships.
@@ -116,21 +134,25 @@ extension ManagedObjectContext {
         }
     }
 
-    private func didSave(inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>,
-                         permanentIDs: [ManagedObjectID: ManagedObjectID], versions: [ManagedObjectID: Int64]) {
+    private func didSave(inserted: [ManagedObject], updated: Set<ManagedObject>, deleted: Set<ManagedObject>,
+                         newIDs: [(ManagedObject, ManagedObjectID)], references: [ManagedObjectID: ManagedObjectID],
+                         versions: [ManagedObjectID: Int64]) {
+        if !assignedStores.isEmpty { for (object, _) in newIDs { assignedStores[object.objectID] = nil } }
+        // Nested contexts may name new objects by their temporary IDs: they get the map.
+        let map = parent != nil || !children.isEmpty
+            ? Dictionary(newIDs.map { ($0.0.objectID, $0.1) }, uniquingKeysWith: { a, _ in a }) : [:]
+        adoptPermanentIDs(newIDs, map: map)
         // Only objects changed in this save can point at the new objects' temporary IDs.
-        remapIDs(permanentIDs, among: Array(insertedSet) + Array(changedSet))
-        propagatePermanentIDs(permanentIDs)
-        for (old, _) in permanentIDs { assignedStores[old] = nil }
+        remapReferences(references, among: Array(insertedSet) + Array(changedSet))
+        propagatePermanentIDs(map)
         var notification = SaveNotification()
         var saved: [(ManagedObjectID, RowSnapshot)] = []
         let observed = persistentStoreCoordinator.hasMergeObservers
         // Rows of small saves go to the shared cache; a bulk import would only churn it.
         let cachesNewRows = inserted.count <= RowCache.newRowsPerSave
-        for object in [inserted, updated].joined() {
+        func commit(_ object: ManagedObject, isNew: Bool) {
             var values = object.values!
             for index in object.entity.toManyIndexes { values[index] = .null }
-            let isNew = object.flags.isInserted
             let version = isNew ? 1 : versions[object.objectID] ?? (object.committed?.version ?? 0) + 1
             let snapshot = RowSnapshot(version: version, values: values)
             object.committed = snapshot
@@ -142,9 +164,9 @@ extension ManagedObjectContext {
             if !isNew || cachesNewRows { saved.append((object.objectID, snapshot)) }
             if observed { notification.snapshots[object.objectID] = snapshot }
         }
-        notification.insertedObjectIDs = Set(inserted.map(\.objectID))
-        notification.updatedObjectIDs = Set(updated.map(\.objectID))
-        notification.deletedObjectIDs = Set(deleted.map(\.objectID))
+        for object in inserted { commit(object, isNew: true) }
+        for object in updated { commit(object, isNew: false) }
+        notification.setObjectIDs(inserted: inserted.map(\.objectID), updated: updated.map(\.objectID), deleted: deleted.map(\.objectID))
         for object in deletedSet {
             unregister(object)
             object.flags.isDeleted = false
@@ -164,7 +186,7 @@ extension ManagedObjectContext {
         for object in inserted { object.didSave() }
         for object in updated { object.didSave() }
         guard parent == nil else { return }
-        persistentStoreCoordinator.rowCache.apply(saved: saved, deleted: Array(notification.deletedObjectIDs))
+        persistentStoreCoordinator.rowCache.apply(saved: saved, deleted: deleted.map(\.objectID))
         advanceQueryGeneration()
         persistentStoreCoordinator.didSave(notification, from: self)
         notifyChangeObservers()
@@ -174,4 +196,11 @@ extension ManagedObjectContext {
     public func assign(_ object: ManagedObject, to store: PersistentStore) {
         assignedStores[object.objectID] = store.identifier
     }
+}
+
+/// What a save writes to one store, and the new objects in the order of its inserts.
+private struct StoreSavePlan {
+    let store: PersistentStore
+    var request: SaveRequest
+    var insertedObjects: [ManagedObject] = []
 }

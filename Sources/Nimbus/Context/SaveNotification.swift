@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a save changed, by object ID: posted after every save as
 /// ``ManagedObjectContext/didSaveObjectIDsNotification`` and accepted by
@@ -13,20 +14,66 @@ public struct SaveNotification: Sendable {
     /// The key of the notification's user info that holds the `SaveNotification`.
     public static let userInfoKey = "NimbusSaveNotification"
     /// IDs of inserted objects (permanent).
-    public var insertedObjectIDs: Set<ManagedObjectID>
+    public var insertedObjectIDs: Set<ManagedObjectID> {
+        get { inserted.set }
+        set { inserted = ObjectIDList(newValue) }
+    }
     /// IDs of updated objects.
-    public var updatedObjectIDs: Set<ManagedObjectID>
+    public var updatedObjectIDs: Set<ManagedObjectID> {
+        get { updated.set }
+        set { updated = ObjectIDList(newValue) }
+    }
     /// IDs of deleted objects.
-    public var deletedObjectIDs: Set<ManagedObjectID>
+    public var deletedObjectIDs: Set<ManagedObjectID> {
+        get { deleted.set }
+        set { deleted = ObjectIDList(newValue) }
+    }
     /// Rows as saved, so merging contexts need not read them again.
     var snapshots: [ManagedObjectID: RowSnapshot] = [:]
+
+    // A save lists its IDs; the sets are built when someone reads them.
+    private var inserted: ObjectIDList
+    private var updated: ObjectIDList
+    private var deleted: ObjectIDList
 
     /// Creates a notification (for merging changes made elsewhere, such as by batch requests).
     public init(insertedObjectIDs: Set<ManagedObjectID> = [], updatedObjectIDs: Set<ManagedObjectID> = [],
                 deletedObjectIDs: Set<ManagedObjectID> = []) {
-        self.insertedObjectIDs = insertedObjectIDs
-        self.updatedObjectIDs = updatedObjectIDs
-        self.deletedObjectIDs = deletedObjectIDs
+        inserted = ObjectIDList(insertedObjectIDs)
+        updated = ObjectIDList(updatedObjectIDs)
+        deleted = ObjectIDList(deletedObjectIDs)
+    }
+
+    /// Sets the IDs from lists (each ID once), without hashing them until they are read.
+    mutating func setObjectIDs(inserted: [ManagedObjectID], updated: [ManagedObjectID], deleted: [ManagedObjectID]) {
+        self.inserted = ObjectIDList(inserted)
+        self.updated = ObjectIDList(updated)
+        self.deleted = ObjectIDList(deleted)
+    }
+}
+
+/// A list of distinct object IDs whose set is built on first use.
+private final class ObjectIDList: Sendable {
+    private let ids: [ManagedObjectID]
+    private let cached: Mutex<Set<ManagedObjectID>?>
+
+    init(_ ids: [ManagedObjectID]) {
+        self.ids = ids
+        cached = Mutex(ids.isEmpty ? [] : nil)
+    }
+
+    init(_ set: Set<ManagedObjectID>) {
+        ids = []
+        cached = Mutex(set)
+    }
+
+    var set: Set<ManagedObjectID> {
+        cached.withLock { cached in
+            if let cached { return cached }
+            let set = Set(ids)
+            cached = set
+            return set
+        }
     }
 }
 

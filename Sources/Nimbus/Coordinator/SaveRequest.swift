@@ -45,6 +45,9 @@ struct SaveRequest: Sendable {
     var deletes: [Delete] = []
     var joinChanges: [JoinChange] = []
     var orderChanges: [OrderChange] = []
+    /// Whether saved values may refer to objects by temporary IDs (some saved object has
+    /// relationships): the store then maps temporary IDs to permanent ones.
+    var resolvesReferences = false
     /// Who saved, for persistent history.
     var author: String?
     var contextName: String?
@@ -55,6 +58,10 @@ struct SaveRequest: Sendable {
 /// What a store reports after a save: the permanent IDs of inserted objects and the new
 /// version of every updated row (inserted rows have version 1).
 struct SaveResult: Sendable {
+    /// The permanent IDs of the inserted objects, in the order of the request's inserts.
+    var insertedIDs: [ManagedObjectID] = []
+    /// Temporary IDs of inserted objects to permanent ones; filled only when the request
+    /// ``SaveRequest/resolvesReferences``.
     var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
     var versions: [ManagedObjectID: Int64] = [:]
 }

@@ -123,8 +123,8 @@ enum HistoryStore {
 struct HistoryRecorder: SaveHook {
     func didWrite(_ request: SaveRequest, result: SaveResult, database: SQLiteDatabase, _ db: Database) throws {
         var changes: [HistoryStore.Change] = []
-        for insert in request.inserts {
-            changes.append(.init(type: .insert, id: result.permanentIDs[insert.id] ?? insert.id))
+        for id in result.insertedIDs {
+            changes.append(.init(type: .insert, id: id))
         }
         for update in request.updates where !update.changedProperties.isEmpty {
             changes.append(.init(type: .update, id: update.id, columns: update.changedProperties))

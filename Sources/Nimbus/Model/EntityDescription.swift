@@ -79,6 +79,9 @@ public final class EntityDescription: @unchecked Sendable {
     /// Property names in index order, scanned by ``index(ofProperty:)`` for small entities.
     var propertyNames: [String] = []
 
+    /// Whether the entity has relationships (so its values can refer to other objects).
+    var hasRelationships: Bool { !toOneIndexes.isEmpty || !toManyIndexes.isEmpty }
+
     /// The index of a property by name; nil when the entity has no such property.
     ///
     /// Small entities scan their names (comparing short names is a 16-byte compare);

@@ -5,10 +5,7 @@ import GRDBSQLite
 extension SQLiteDatabase {
     /// Reserves primary keys for temporary IDs (a write of its own).
     func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] {
-        try write { db in
-            let map = try allocateKeys(for: ids, db)
-            return ids.map { map[$0]! }
-        }
+        try write { db in try allocateKeys(for: ids, db) }
     }
 
     /// Writes a save in one transaction: keys, rows, join rows, order; then the hooks
@@ -16,13 +13,23 @@ extension SQLiteDatabase {
     func save(_ request: SaveRequest, hooks: [any SaveHook]) throws -> SaveResult {
         try write { db in
             var result = SaveResult()
-            let temporary = request.inserts.map(\.id).filter(\.isTemporaryID)
-            result.permanentIDs = try allocateKeys(for: temporary, db)
-            let resolve: (ManagedObjectID) -> ManagedObjectID = { result.permanentIDs[$0] ?? $0 }
+            result.insertedIDs = try allocateKeys(for: request.inserts.map(\.id), db)
+            if request.resolvesReferences {
+                for (insert, id) in zip(request.inserts, result.insertedIDs) where insert.id.isTemporaryID {
+                    result.permanentIDs[insert.id] = id
+                }
+            }
+            let permanentIDs = result.permanentIDs
+            let resolve: (ManagedObjectID) -> ManagedObjectID = { id in id.isTemporaryID ? permanentIDs[id] ?? id : id }
 
-            for insert in request.inserts {
-                let id = resolve(insert.id)
-                try insertRow(id: id, values: insert.values, resolve: resolve, db)
+            // One statement per entity for the whole save (looking it up by its SQL each
+            // row would hash the SQL each row).
+            var statements = [Statement?](repeating: nil, count: insertPlans.count)
+            for (insert, id) in zip(request.inserts, result.insertedIDs) {
+                let number = id.entity.entityNumber - 1
+                let statement = try statements[number] ?? db.cachedStatement(sql: insertPlans[number].sql)
+                statements[number] = statement
+                try insertRow(id: id, values: insert.values, plan: insertPlans[number], statement: statement, resolve: resolve)
             }
             var conflicts: [ManagedObjectID] = []
             for update in request.updates {
@@ -47,25 +54,43 @@ extension SQLiteDatabase {
         }
     }
 
-    private func allocateKeys(for ids: [ManagedObjectID], _ db: Database) throws -> [ManagedObjectID: ManagedObjectID] {
-        var byRoot: [Int: [ManagedObjectID]] = [:]
-        for id in ids where id.isTemporaryID { byRoot[id.entity.rootEntityNumber, default: []].append(id) }
-        var map: [ManagedObjectID: ManagedObjectID] = [:]
-        for (root, group) in byRoot {
+    /// Permanent IDs for `ids`, in the same order: temporary ones get new keys (one
+    /// `Z_PRIMARYKEY` update per entity hierarchy), permanent ones are returned as they are.
+    private func allocateKeys(for ids: [ManagedObjectID], _ db: Database) throws -> [ManagedObjectID] {
+        // New keys per hierarchy, by root entity number.
+        var counts: [Int: Int64] = [:]
+        for id in ids where id.isTemporaryID { counts[id.entity.rootEntityNumber, default: 0] += 1 }
+        guard !counts.isEmpty else { return ids }
+        var next: [Int: Int64] = [:]
+        for (root, count) in counts {
             let maximum = try Int64.fetchOne(db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX"),
-                                             arguments: [group.count, root]) ?? Int64(group.count)
-            var next = maximum - Int64(group.count) + 1
-            for id in group {
-                map[id] = ManagedObjectID(entity: id.entity, storeKey: storeKey, primaryKey: next)
-                next += 1
-            }
+                                             arguments: [count, root]) ?? count
+            next[root] = maximum - count + 1
         }
-        return map
+        var result: [ManagedObjectID] = []
+        result.reserveCapacity(ids.count)
+        if next.count == 1, let (root, first) = next.first {
+            // One hierarchy (the usual save): keys in order, no lookups.
+            var key = first
+            for id in ids {
+                guard id.isTemporaryID else { result.append(id); continue }
+                assert(id.entity.rootEntityNumber == root)
+                result.append(ManagedObjectID(entity: id.entity, storeKey: storeKey, primaryKey: key))
+                key += 1
+            }
+            return result
+        }
+        for id in ids {
+            guard id.isTemporaryID else { result.append(id); continue }
+            let root = id.entity.rootEntityNumber
+            result.append(ManagedObjectID(entity: id.entity, storeKey: storeKey, primaryKey: next[root]!))
+            next[root]! += 1
+        }
+        return result
     }
 
-    private func insertRow(id: ManagedObjectID, values: [PropertyValue], resolve: (ManagedObjectID) -> ManagedObjectID, _ db: Database) throws {
-        let plan = insertPlans[id.entity.entityNumber - 1]
-        let statement = try db.cachedStatement(sql: plan.sql)
+    private func insertRow(id: ManagedObjectID, values: [PropertyValue], plan: InsertPlan, statement: Statement,
+                           resolve: (ManagedObjectID) -> ManagedObjectID) throws {
         // Bind straight through SQLite's C API (the save's hottest loop), then let GRDB step
         // the statement so its execution hooks still run.
         statement.setUncheckedArguments(StatementArguments())
