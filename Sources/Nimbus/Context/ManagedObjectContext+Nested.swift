@@ -58,6 +58,7 @@ extension ManagedObjectContext {
                 parent.insertionCounter += 1
                 object.insertionSequence = parent.insertionCounter
                 parent.insertedSet.insert(object)
+                parent.insertionOrder.append((object, parent.insertionCounter))
                 parent.register(object)
             }
             for (id, changes) in updatedRows {

@@ -16,6 +16,7 @@ extension ManagedObjectContext {
         insertionCounter += 1
         object.insertionSequence = insertionCounter
         insertedSet.insert(object)
+        insertionOrder.append((object, insertionCounter))
         register(object)
         object.awakeFromInsert()
     }

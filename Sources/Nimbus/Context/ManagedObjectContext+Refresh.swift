@@ -21,6 +21,7 @@ extension ManagedObjectContext {
             }
         }
         insertedSet.removeAll()
+        insertionOrder.removeAll()
         deletedSet.removeAll()
         changedSet.removeAll()
         processedDeletes.removeAll()

@@ -19,7 +19,9 @@ extension ManagedObjectContext {
         try processPendingChanges()
         try validateForSave()
 
-        let inserted = insertedSet.filter { !$0.flags.isDeleted }.sorted { $0.insertionSequence < $1.insertionSequence }
+        let inserted = insertionOrder.compactMap { object, sequence in
+            object.insertionSequence == sequence && !object.flags.isDeleted && insertedSet.contains(object) ? object : nil
+        }
         let deleted = deletedSet.filter { !$0.flags.isInserted }
         let updated = changedSet.filter { !$0.flags.isInserted && !$0.flags.isDeleted && !$0.flags.isDeletedInStore && $0.hasPersistentChangedValues }
         if let parent {
@@ -180,6 +182,7 @@ extension ManagedObjectContext {
             }
         }
         insertedSet.removeAll()
+        insertionOrder.removeAll()
         deletedSet.removeAll()
         changedSet.removeAll()
         processedDeletes.removeAll()

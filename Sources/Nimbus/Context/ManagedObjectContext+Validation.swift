@@ -2,8 +2,11 @@ extension ManagedObjectContext {
     /// Validates every inserted and updated object; throws one error listing them all.
     func validateForSave() throws {
         var failures: [NimbusError.ValidationFailure] = []
-        let candidates = insertedSet.union(changedSet).filter { !$0.flags.isDeleted && !$0.flags.isDeletedInStore }
-        for object in candidates {
+        // Changed objects are never in the inserted set too (new objects count as inserted).
+        for object in insertedSet where !object.flags.isDeleted && !object.flags.isDeletedInStore {
+            failures += object.validationFailures()
+        }
+        for object in changedSet where !object.flags.isDeleted && !object.flags.isDeletedInStore && !insertedSet.contains(object) {
             failures += object.validationFailures()
         }
         guard failures.isEmpty else {

@@ -57,6 +57,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The context's weak reference to itself, held by its objects.
     let reference = ContextReference()
     var insertedSet: Set<ManagedObject> = []
+    /// Inserted objects in the order they were inserted, with their insertion sequence
+    /// (an entry whose object was inserted again later is stale); saves write rows in this order.
+    var insertionOrder: [(object: ManagedObject, sequence: Int)] = []
     var deletedSet: Set<ManagedObject> = []
     var changedSet: Set<ManagedObject> = []
     /// Deleted objects whose delete rules have been applied.

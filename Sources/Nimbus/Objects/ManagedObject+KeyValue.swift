@@ -123,7 +123,8 @@ extension ManagedObject {
         fireFaultIfNeeded()
         guard values![index] != value else { return }
         values![index] = value
-        managedObjectContext?.markChanged(self)
+        // New objects count as inserted, and changed ones are marked once.
+        if !flags.isInserted && !flags.isChanged { managedObjectContext?.markChanged(self) }
     }
 
     private func checkSameContext(_ other: ManagedObject) throws {
