@@ -53,6 +53,19 @@ struct ObjectRegistryTests {
                 #expect(object.objectID == new)
                 reference[old] = nil
                 reference[new] = object
+            case 8 where step % 500 == 0:
+                // Many IDs at once (as a save makes new objects' IDs permanent): at times most of the table.
+                var changes: [(object: ManagedObject, id: ManagedObjectID)] = []
+                for (old, object) in reference where Bool.random(using: &random) {
+                    let new = ManagedObjectID(entity: object.entity, storeKey: 3, primaryKey: Int64(step * 10_000) + Int64(changes.count))
+                    changes.append((object, new))
+                    reference[old] = nil
+                }
+                registry.changeIDs(changes)
+                for (object, id) in changes {
+                    #expect(object.objectID == id)
+                    reference[id] = object
+                }
             default:
                 let id = randomID()
                 #expect(registry[id] === reference[id], "lookup of \(id) at step \(step)")

@@ -113,9 +113,7 @@ extension ManagedObjectContext {
     /// permanent) is remembered for nested contexts, which may still use temporary IDs.
     func adoptPermanentIDs(_ newIDs: [(ManagedObject, ManagedObjectID)], map: [ManagedObjectID: ManagedObjectID]) {
         if !map.isEmpty { permanentIDsForTemporary.merge(map) { $1 } }
-        for (object, id) in newIDs {
-            registry.changeID(from: object.objectID, to: id)
-        }
+        registry.changeIDs(newIDs)
     }
 
     /// Replaces temporary IDs in relationship values (all registered objects', or the candidates').

@@ -135,6 +135,26 @@ struct ObjectRegistry {
         return object
     }
 
+    /// Gives many registered objects new IDs at once. When they are a large part of the
+    /// table it is rebuilt once, instead of moving each object out and back in.
+    mutating func changeIDs(_ changes: [(object: ManagedObject, id: ManagedObjectID)]) {
+        guard changes.count * 4 >= count else {
+            for (object, id) in changes { changeID(from: object.objectID, to: id) }
+            return
+        }
+        for (object, id) in changes where self[object.objectID] === object { object.objectID = id }
+        var oldSlots = ContiguousArray<ManagedObject?>(repeating: nil, count: slots.count)
+        swap(&oldSlots, &slots)
+        hashes = ContiguousArray(repeating: 0, count: slots.count)
+        for case let object? in oldSlots {
+            let hash = Self.hash(object.objectID)
+            var index = home(hash)
+            while hashes[index] != 0 { index = (index + 1) & mask }
+            slots[index] = object
+            hashes[index] = hash
+        }
+    }
+
     mutating func removeAll() {
         slots = ContiguousArray(repeating: nil, count: 16)
         hashes = ContiguousArray(repeating: 0, count: 16)
