@@ -81,6 +81,7 @@ struct FaultTests {
         let statuses = NIOLockedValueBox<[Int]>([])
         let phase = NIOLockedValueBox(0)  // 0 before the stop, 1 while down, 2 after the restart
         let failuresAfterRestart = NIOLockedValueBox(0)
+        let slowest = NIOLockedValueBox(Duration.zero)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<3 {
                 group.addTask {
@@ -89,6 +90,8 @@ struct FaultTests {
                         batch += 1
                         // A request that gets no answer in 15 s counts as status 0 (a hang).
                         let request = ModifyRecordsRequest(saves: [Make.record("w\(writer)-\(batch)", ["n": .int64(1)])])
+                        let start = ContinuousClock.now
+                        defer { slowest.withLockedValue { $0 = max($0, ContinuousClock.now - start) } }
                         let status = await withTaskGroup(of: Int.self) { race in
                             race.addTask {
                                 (try? await alice.modify("z", request))?.status ?? -1
@@ -132,5 +135,11 @@ struct FaultTests {
         #expect(all.contains(503))
         #expect(all.suffix(3).allSatisfy { $0 == 200 })
         #expect(!all.contains(0), "a request hung for 15 s")
+        // Requests made while PostgreSQL is down wait at most the lease deadline (3 s). One that
+        // took as long as the operation deadline (10 s) was stuck on a statement that never
+        // returned and was only cut short by that safety net.
+        let longest = slowest.withLockedValue { $0 }
+        print("postgres restart: slowest request \(longest)")
+        #expect(longest < PostgresStorage.operationDeadline - .seconds(2), "a request waited for the operation deadline")
     }
 }

@@ -7,12 +7,20 @@ import NimbusWire
 package enum JSONResponse {
     /// A response with a JSON body.
     package static func make<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let data = try encoder.encode(value)
+        let buffer: ByteBuffer
+        if let writable = value as? any WireJSONWritable {
+            // Records and batches: the same bytes as below, several times faster.
+            var writer = WireJSONWriter(capacity: 4096)
+            try writable.write(to: &writer)
+            buffer = ByteBuffer(bytes: writer.bytes)
+        } else {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            buffer = ByteBuffer(bytes: try encoder.encode(value))
+        }
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
     }
 
     /// Reads a request body of at most `limit` bytes and decodes it.
@@ -31,6 +39,13 @@ package enum JSONResponse {
             throw WireError(.limitExceeded, "The request body is larger than \(limit) bytes. Split the batch.")
         } catch is NIOTooManyBytesError {
             throw WireError(.limitExceeded, "The request body is larger than \(limit) bytes. Split the batch.")
+        }
+        // Modify batches: a reader that declines anything unusual, so that JSONDecoder still
+        // decides what is accepted and words the errors.
+        if let readable = T.self as? any WireJSONReadable.Type,
+            let value = buffer.withUnsafeReadableBytes({ readable.readJSON($0) }) as? T
+        {
+            return (value, buffer.readableBytes)
         }
         do {
             return (try JSONDecoder().decode(T.self, from: Data(buffer: buffer)), buffer.readableBytes)

@@ -56,13 +56,16 @@ package struct StoredRecord: Hashable, Sendable {
 
 /// The JSON encoding of record fields, shared by both backends so that sizes agree.
 package enum FieldsCoding {
+    /// The fields' JSON with sorted keys (the same bytes `JSONEncoder` with `.sortedKeys`
+    /// writes, so sizes of rows written before and after agree).
     package static func encode(_ fields: [String: Field]) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return try encoder.encode(fields)
+        var writer = WireJSONWriter(capacity: 64 * fields.count + 16)
+        try writer.object(fields)
+        return writer.data
     }
 
     package static func decode(_ data: Data) throws -> [String: Field] {
-        try JSONDecoder().decode([String: Field].self, from: data)
+        if let fields = data.withUnsafeBytes({ FieldsJSON.read($0) }) { return fields }
+        return try JSONDecoder().decode([String: Field].self, from: data)
     }
 }

@@ -53,21 +53,21 @@ enum PostgresSchema {
         (2, sharingStatements),
     ]
 
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(7243001)", logger: logger)
-            try await connection.query(
+    static func migrate(_ storage: PostgresStorage, logger: Logger) async throws {
+        try await storage.transaction { connection in
+            try await connection.run("SELECT pg_advisory_xact_lock(7243001)", logger: logger)
+            try await connection.run(
                 "CREATE TABLE IF NOT EXISTS nimbus_schema(version INT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
                 logger: logger)
             var applied = Set<Int>()
-            for try await version in try await connection.query("SELECT version FROM nimbus_schema", logger: logger).decode(Int.self) {
+            for try await version in try await connection.run("SELECT version FROM nimbus_schema", logger: logger).decode(Int.self) {
                 applied.insert(version)
             }
             for migration in migrations where !applied.contains(migration.version) {
                 for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    try await connection.run(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.query("INSERT INTO nimbus_schema(version) VALUES (\(migration.version))", logger: logger)
+                try await connection.run("INSERT INTO nimbus_schema(version) VALUES (\(migration.version))", logger: logger)
                 logger.info("postgres schema migrated", metadata: ["version": "\(migration.version)"])
             }
         }

@@ -5,7 +5,7 @@ import PostgresNIO
 extension PostgresStorage {
     package func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64) async throws {
         try await transaction { [logger] connection in
-            let rows = try await connection.query(
+            let rows = try await connection.run(
                 """
                 INSERT INTO assets(container, checksum, user_id, size, uploaded_at) VALUES (\(container), \(checksum), \(userID), \(size), \(now))
                 ON CONFLICT (container, checksum, user_id) DO UPDATE SET uploaded_at = EXCLUDED.uploaded_at
@@ -14,7 +14,7 @@ extension PostgresStorage {
             var inserted = false
             for try await value in rows.decode(Bool.self) { inserted = value }
             if inserted {
-                try await connection.query("UPDATE users SET used_bytes = used_bytes + \(size) WHERE id = \(userID)", logger: logger)
+                try await connection.run("UPDATE users SET used_bytes = used_bytes + \(size) WHERE id = \(userID)", logger: logger)
             }
         }
     }
@@ -35,7 +35,7 @@ extension PostgresStorage {
 
     package func collectUnreferencedAssets(uploadedBefore cutoff: Int64) async throws -> [String] {
         try await transaction { [logger] connection in
-            let rows = try await connection.query(
+            let rows = try await connection.run(
                 """
                 DELETE FROM assets a WHERE a.uploaded_at < \(cutoff) AND NOT EXISTS (
                     SELECT 1 FROM asset_refs r JOIN zones z ON z.id = r.zone_id
@@ -49,12 +49,12 @@ extension PostgresStorage {
                 released.append((user, size))
             }
             for (user, size) in released {
-                try await connection.query(
+                try await connection.run(
                     "UPDATE users SET used_bytes = GREATEST(0, used_bytes - \(size)) WHERE id = \(user)", logger: logger)
             }
             var orphans: [String] = []
             for checksum in touched.sorted() {
-                let left = try await connection.query("SELECT 1 FROM assets WHERE checksum = \(checksum) LIMIT 1", logger: logger).collect()
+                let left = try await connection.run("SELECT 1 FROM assets WHERE checksum = \(checksum) LIMIT 1", logger: logger).collect()
                 if left.isEmpty { orphans.append(checksum) }
             }
             return orphans

@@ -19,7 +19,7 @@ extension PostgresStorage {
             try await Self.write(connection, zoneRowID: state.rowID, rows: plan.writes, logger: logger)
             state.seq = plan.newSeq
             state.databaseSeq = try await Self.bumpDatabase(connection, zone.database, logger: logger)
-            try await connection.query(
+            try await connection.run(
                 "UPDATE zones SET seq = \(state.seq), db_seq = \(state.databaseSeq) WHERE id = \(state.rowID)", logger: logger)
             let event = ChangeEvent(zone: zone, state: state)
             try await Self.notify(connection, event, logger: logger)
@@ -43,7 +43,7 @@ extension PostgresStorage {
             guard let state = try await Self.liveZone(connection, zone, logger: logger, lock: false) else {
                 throw StorageErrors.zoneNotFound(zone)
             }
-            let rows = try await connection.query(
+            let rows = try await connection.run(
                 "SELECT \(unescaped: Self.columns) FROM records WHERE zone_id = \(state.rowID) AND seq > \(afterSeq) ORDER BY seq LIMIT \(limit + 1)",
                 logger: logger)
             var records: [StoredRecord] = []
@@ -55,15 +55,15 @@ extension PostgresStorage {
 
     package func purgeTombstones(olderThan cutoff: Int64) async throws -> Int {
         try await transaction { [logger] connection in
-            try await connection.query(
+            try await connection.run(
                 """
                 UPDATE zones z SET purged_seq = GREATEST(z.purged_seq, t.max_seq)
                 FROM (SELECT zone_id, MAX(seq) AS max_seq FROM records WHERE deleted_time IS NOT NULL AND modified_at < \(cutoff) GROUP BY zone_id) t
                 WHERE z.id = t.zone_id
                 """, logger: logger)
-            let rows = try await connection.query(
+            let rows = try await connection.run(
                 "DELETE FROM records WHERE deleted_time IS NOT NULL AND modified_at < \(cutoff) RETURNING zone_id", logger: logger)
-            return try await rows.collect().count
+            return rows.collect().count
         }
     }
 
@@ -74,7 +74,7 @@ extension PostgresStorage {
 
     static func records(_ connection: PostgresConnection, zoneRowID: Int64, names: [String], logger: Logger) async throws -> [String: StoredRecord] {
         var found: [String: StoredRecord] = [:]
-        let rows = try await connection.query(
+        let rows = try await connection.run(
             "SELECT \(unescaped: columns) FROM records WHERE zone_id = \(zoneRowID) AND name = ANY(\(names))", logger: logger)
         for try await row in rows {
             let record = try storedRecord(row.makeRandomAccess())
@@ -88,7 +88,7 @@ extension PostgresStorage {
     static func write(_ connection: PostgresConnection, zoneRowID: Int64, rows: [StoredRecord], logger: Logger) async throws {
         let names = rows.map(\.recordName)
         let fields = try rows.map { String(decoding: try $0.fieldsJSON(), as: UTF8.self) }
-        try await connection.query(
+        try await connection.run(
             """
             INSERT INTO records(zone_id, name, type, fields, change_tag, seq, created_at, created_device, modified_at,
                 modified_device, deleted_time, deleted_device, size)
@@ -104,7 +104,7 @@ extension PostgresStorage {
                 modified_device = EXCLUDED.modified_device, deleted_time = EXCLUDED.deleted_time,
                 deleted_device = EXCLUDED.deleted_device, size = EXCLUDED.size
             """, logger: logger)
-        try await connection.query("DELETE FROM asset_refs WHERE zone_id = \(zoneRowID) AND record_name = ANY(\(names))", logger: logger)
+        try await connection.run("DELETE FROM asset_refs WHERE zone_id = \(zoneRowID) AND record_name = ANY(\(names))", logger: logger)
         var refNames: [String] = []
         var refChecksums: [String] = []
         for row in rows {
@@ -114,7 +114,7 @@ extension PostgresStorage {
             }
         }
         if !refNames.isEmpty {
-            try await connection.query(
+            try await connection.run(
                 """
                 INSERT INTO asset_refs(zone_id, record_name, checksum)
                 SELECT \(zoneRowID), n, c FROM UNNEST(\(refNames)::text[], \(refChecksums)::text[]) AS u(n, c)
@@ -124,7 +124,7 @@ extension PostgresStorage {
     }
 
     static func charge(_ connection: PostgresConnection, userID: Int64, bytes: Int64, defaultQuota: Int64, logger: Logger) async throws {
-        let rows = try await connection.query(
+        let rows = try await connection.run(
             "SELECT used_bytes, quota_bytes FROM users WHERE id = \(userID) FOR UPDATE", logger: logger)
         for try await (used, quota) in rows.decode((Int64, Int64?).self) {
             let limit = quota ?? defaultQuota
@@ -132,7 +132,7 @@ extension PostgresStorage {
                 throw StorageErrors.quotaExceeded(used: used, adding: bytes, quota: limit)
             }
         }
-        try await connection.query(
+        try await connection.run(
             "UPDATE users SET used_bytes = GREATEST(0, used_bytes + \(bytes)) WHERE id = \(userID)", logger: logger)
     }
 

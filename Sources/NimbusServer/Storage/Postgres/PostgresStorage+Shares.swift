@@ -17,7 +17,7 @@ extension PostgresStorage {
             guard let state = try await Self.liveZone(connection, zone, logger: logger, lock: true) else {
                 throw StorageErrors.zoneNotFound(zone)
             }
-            let inserted = try await connection.query(
+            let inserted = try await connection.run(
                 """
                 INSERT INTO shares(zone_id, public_permission, created_at, modified_at)
                 VALUES (\(state.rowID), \(publicPermission.rawValue), \(now), \(now))
@@ -26,9 +26,9 @@ extension PostgresStorage {
                 """, logger: logger)
             var created = false
             for try await value in inserted.decode(Bool.self) { created = value }
-            try await connection.query("UPDATE zones SET shared = true WHERE id = \(state.rowID)", logger: logger)
+            try await connection.run("UPDATE zones SET shared = true WHERE id = \(state.rowID)", logger: logger)
             var current: [Int64: String] = [:]
-            for try await (userID, permission) in try await connection.query(
+            for try await (userID, permission) in try await connection.run(
                 "SELECT user_id, permission FROM share_participants WHERE zone_id = \(state.rowID) AND NOT removed", logger: logger
             ).decode((Int64, String).self) {
                 current[userID] = permission
@@ -40,7 +40,7 @@ extension PostgresStorage {
                 case (nil, let member?):
                     try await Self.addParticipant(connection, zone: zone, state: state, member: member, now: now, logger: logger)
                 case (let old?, let member?) where old != member.permission.rawValue:
-                    try await connection.query(
+                    try await connection.run(
                         """
                         UPDATE share_participants SET permission = \(member.permission.rawValue)
                         WHERE zone_id = \(state.rowID) AND user_id = \(userID)
@@ -63,7 +63,7 @@ extension PostgresStorage {
             guard let state = try await Self.liveZone(connection, zone, logger: logger, lock: true) else {
                 throw StorageErrors.zoneNotFound(zone)
             }
-            let share = try await connection.query("SELECT 1 FROM shares WHERE zone_id = \(state.rowID)", logger: logger).collect()
+            let share = try await connection.run("SELECT 1 FROM shares WHERE zone_id = \(state.rowID)", logger: logger).collect()
             guard !share.isEmpty else { throw StorageErrors.notShared(zone) }
             _ = try await Self.endShare(connection, zone: zone, state: state, logger: logger)
         }
@@ -103,7 +103,7 @@ extension PostgresStorage {
     static func fanOutToParticipants(
         _ connection: PostgresConnection, zone: ZoneKey, state: ZoneState, only: [Int64]? = nil, removing: Bool = false, logger: Logger
     ) async throws -> [ChangeEvent] {
-        let rows = try await connection.query(
+        let rows = try await connection.run(
             """
             WITH members AS (
                 SELECT user_id FROM share_participants
@@ -128,8 +128,8 @@ extension PostgresStorage {
     /// Removes every participant, the share and the zone's shared mark (share deleted, zone deleted).
     static func endShare(_ connection: PostgresConnection, zone: ZoneKey, state: ZoneState, logger: Logger) async throws -> [ChangeEvent] {
         let events = try await fanOutToParticipants(connection, zone: zone, state: state, removing: true, logger: logger)
-        try await connection.query("DELETE FROM shares WHERE zone_id = \(state.rowID)", logger: logger)
-        try await connection.query("UPDATE zones SET shared = false WHERE id = \(state.rowID)", logger: logger)
+        try await connection.run("DELETE FROM shares WHERE zone_id = \(state.rowID)", logger: logger)
+        try await connection.run("UPDATE zones SET shared = false WHERE id = \(state.rowID)", logger: logger)
         return events
     }
 
@@ -139,7 +139,7 @@ extension PostgresStorage {
     ) async throws {
         let seq = try await bumpDatabase(
             connection, DatabaseKey(container: zone.database.container, scope: .shared, ownerID: member.userID), logger: logger)
-        try await connection.query(
+        try await connection.run(
             """
             INSERT INTO share_participants(zone_id, user_id, container, permission, removed, db_seq, added_at)
             VALUES (\(state.rowID), \(member.userID), \(zone.database.container), \(member.permission.rawValue), false, \(seq), \(now))
@@ -158,19 +158,19 @@ extension PostgresStorage {
         guard !events.isEmpty else { return }
         let encoder = JSONEncoder()
         let payloads = try events.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-        try await connection.query("SELECT pg_notify(\(channel), payload) FROM UNNEST(\(payloads)::text[]) AS payload", logger: logger)
+        try await connection.run("SELECT pg_notify(\(channel), payload) FROM UNNEST(\(payloads)::text[]) AS payload", logger: logger)
     }
 
     static func loadShare(_ connection: PostgresConnection, zone: ZoneKey, state: ZoneState, logger: Logger) async throws -> StoredShare? {
         var publicPermission: SharePermission?
-        for try await text in try await connection.query(
+        for try await text in try await connection.run(
             "SELECT public_permission FROM shares WHERE zone_id = \(state.rowID)", logger: logger
         ).decode(String.self) {
             publicPermission = SharePermission(rawValue: text) ?? SharePermission.none
         }
         guard let publicPermission else { return nil }
         var members: [ShareMember] = []
-        for try await (userID, name, permission) in try await connection.query(
+        for try await (userID, name, permission) in try await connection.run(
             """
             SELECT p.user_id, u.name, p.permission FROM share_participants p JOIN users u ON u.id = p.user_id
             WHERE p.zone_id = \(state.rowID) AND NOT p.removed
@@ -184,7 +184,7 @@ extension PostgresStorage {
     }
 
     static func userName(_ connection: PostgresConnection, _ userID: Int64, logger: Logger) async throws -> String {
-        for try await name in try await connection.query("SELECT name FROM users WHERE id = \(userID)", logger: logger).decode(String.self) {
+        for try await name in try await connection.run("SELECT name FROM users WHERE id = \(userID)", logger: logger).decode(String.self) {
             return name
         }
         return ""
@@ -210,7 +210,7 @@ extension PostgresStorage {
     static func sharedZoneChanges(
         _ connection: PostgresConnection, _ database: DatabaseKey, afterSeq: Int64, limit: Int, logger: Logger
     ) async throws -> [ZoneChange] {
-        let rows = try await connection.query(
+        let rows = try await connection.run(
             """
             SELECT z.name, u.name, (p.removed OR z.deleted), p.db_seq
             FROM share_participants p JOIN zones z ON z.id = p.zone_id JOIN users u ON u.id = z.owner_id

@@ -8,7 +8,7 @@ extension PostgresStorage {
         do {
             return try await transaction { [logger] connection in
             let dbSeq = try await Self.bumpDatabase(connection, db, logger: logger)
-            let rows = try await connection.query(
+            let rows = try await connection.run(
                 """
                 INSERT INTO zones(container, scope, owner_id, name, seq, purged_seq, db_seq, deleted, created_at)
                 VALUES (\(db.container), \(db.scope.rawValue), \(db.ownerID), \(zone.zoneName), 0, 0, \(dbSeq), false, \(now))
@@ -53,17 +53,17 @@ extension PostgresStorage {
                 throw StorageErrors.zoneNotFound(zone)
             }
             var released: Int64 = 0
-            for try await bytes in try await connection.query(
+            for try await bytes in try await connection.run(
                 "SELECT COALESCE(SUM(size), 0)::int8 FROM records WHERE zone_id = \(state.rowID)", logger: logger
             ).decode(Int64.self) { released = bytes }
-            try await connection.query("DELETE FROM records WHERE zone_id = \(state.rowID)", logger: logger)
-            try await connection.query("DELETE FROM asset_refs WHERE zone_id = \(state.rowID)", logger: logger)
+            try await connection.run("DELETE FROM records WHERE zone_id = \(state.rowID)", logger: logger)
+            try await connection.run("DELETE FROM asset_refs WHERE zone_id = \(state.rowID)", logger: logger)
             state.databaseSeq = try await Self.bumpDatabase(connection, zone.database, logger: logger)
-            try await connection.query(
+            try await connection.run(
                 "UPDATE zones SET deleted = true, deleted_at = \(now), db_seq = \(state.databaseSeq) WHERE id = \(state.rowID)",
                 logger: logger)
             if zone.database.scope == .private {
-                try await connection.query(
+                try await connection.run(
                     "UPDATE users SET used_bytes = GREATEST(0, used_bytes - \(released)) WHERE id = \(zone.database.ownerID)",
                     logger: logger)
             }
@@ -84,7 +84,7 @@ extension PostgresStorage {
                 let seq = more ? (page.last?.databaseSeq ?? afterSeq) : max(current, afterSeq)
                 return DatabaseChangesPage(zones: page, databaseSeq: seq, moreComing: more)
             }
-            let rows = try await connection.query(
+            let rows = try await connection.run(
                 """
                 SELECT name, deleted, db_seq FROM zones
                 WHERE container = \(database.container) AND scope = \(database.scope.rawValue) AND owner_id = \(database.ownerID)
@@ -113,7 +113,7 @@ extension PostgresStorage {
     }
 
     static func position(_ connection: PostgresConnection, _ database: DatabaseKey, logger: Logger) async throws -> Int64 {
-        let rows = try await connection.query(
+        let rows = try await connection.run(
             "SELECT seq FROM databases WHERE container = \(database.container) AND scope = \(database.scope.rawValue) AND owner_id = \(database.ownerID)",
             logger: logger)
         for try await seq in rows.decode(Int64.self) { return seq }
@@ -131,14 +131,14 @@ extension PostgresStorage {
         binds.append(db.scope.rawValue)
         binds.append(db.ownerID)
         binds.append(zone.zoneName)
-        for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
+        for try await row in try await connection.run(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
             return try zoneState(row.makeRandomAccess())
         }
         return nil
     }
 
     static func bumpDatabase(_ connection: PostgresConnection, _ database: DatabaseKey, logger: Logger) async throws -> Int64 {
-        let rows = try await connection.query(
+        let rows = try await connection.run(
             """
             INSERT INTO databases(container, scope, owner_id, seq) VALUES (\(database.container), \(database.scope.rawValue), \(database.ownerID), 1)
             ON CONFLICT (container, scope, owner_id) DO UPDATE SET seq = databases.seq + 1 RETURNING seq
@@ -149,7 +149,7 @@ extension PostgresStorage {
 
     static func notify(_ connection: PostgresConnection, _ event: ChangeEvent, logger: Logger) async throws {
         let payload = String(decoding: try JSONEncoder().encode(event), as: UTF8.self)
-        try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+        try await connection.run("SELECT pg_notify(\(channel), \(payload))", logger: logger)
     }
 
     static func zoneState(_ cells: PostgresRandomAccessRow) throws -> ZoneState {

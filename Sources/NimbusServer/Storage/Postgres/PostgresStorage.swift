@@ -59,7 +59,7 @@ package final class PostgresStorage: SyncStorage {
     }
 
     package func migrate() async throws {
-        try await PostgresSchema.migrate(client, logger: logger)
+        try await PostgresSchema.migrate(self, logger: logger)
     }
 
     package func ping() async throws {
@@ -153,28 +153,45 @@ extension PostgresStorage {
     static let leaseDeadline: Duration = .seconds(3)
 
     /// How long a started operation may run before the request gives up with
-    /// `serviceUnavailable`. Healthy batches take milliseconds; this catches a query stuck on a
-    /// connection whose server went away (seen when PostgreSQL restarts under load).
+    /// `serviceUnavailable`. Healthy batches take milliseconds. A restart of PostgreSQL no
+    /// longer needs this (statements fail fast on a closed connection: see
+    /// `PostgresConnection.run(_:logger:)`); it remains the bound for a connection whose peer
+    /// vanished without closing it (a network partition), which TCP alone would notice only
+    /// after many minutes.
     static let operationDeadline: Duration = .seconds(10)
 
-    /// Runs `body` in a transaction and rethrows the body's own error (postgres-nio wraps it
-    /// in a `PostgresTransactionError`).
+    /// Runs `body` between `BEGIN` and `COMMIT` on one pooled connection. When `body` throws,
+    /// the transaction is rolled back and the body's error is rethrown.
+    ///
+    /// This is not postgres-nio's `withTransaction`: its `ROLLBACK` after a statement failed
+    /// because PostgreSQL went away was the statement that never returned (see
+    /// `PostgresConnection.run(_:logger:)`). Here every statement fails fast on a closed
+    /// connection, and a `ROLLBACK` that fails on an open one closes the connection, so that
+    /// the pool never hands out a session left inside an aborted transaction.
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         let logger = self.logger
         return try await connection { connection in
+            try await connection.run("BEGIN", logger: logger)
+            let result: Result
             do {
-                return try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
-            } catch let error as PostgresTransactionError {
-                if let closureError = error.closureError { throw closureError }
-                throw error.beginError ?? error.commitError ?? error.rollbackError ?? error
+                result = try await body(connection)
+            } catch {
+                do {
+                    try await connection.run("ROLLBACK", logger: logger)
+                } catch {
+                    if !connection.isClosed { try? await connection.close() }
+                }
+                throw error
             }
+            try await connection.run("COMMIT", logger: logger)
+            return result
         }
     }
 
     /// Runs one query on a pooled connection.
     @discardableResult
     func query(_ query: PostgresQuery, logger: Logger) async throws -> CollectedRows {
-        try await connection { connection in CollectedRows(rows: try await connection.query(query, logger: logger).collect()) }
+        try await connection { connection in try await connection.run(query, logger: logger) }
     }
 
     /// Runs `body` with a pooled connection. When no connection is leased within
