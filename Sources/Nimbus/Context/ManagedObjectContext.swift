@@ -52,23 +52,24 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    // State below is confined to the context's queue.
-    var registry = ObjectRegistry()
+    // State below is confined to the context's queue, so the hottest of it skips the
+    // runtime's dynamic exclusivity checks.
+    @exclusivity(unchecked) var registry = ObjectRegistry()
     /// The context's weak reference to itself, held by its objects.
     let reference = ContextReference()
-    var insertedSet: Set<ManagedObject> = []
+    @exclusivity(unchecked) var insertedSet: Set<ManagedObject> = []
     /// Inserted objects in the order they were inserted, with their insertion sequence
     /// (an entry whose object was inserted again later is stale); saves write rows in this order.
-    var insertionOrder: [(object: ManagedObject, sequence: Int)] = []
-    var deletedSet: Set<ManagedObject> = []
-    var changedSet: Set<ManagedObject> = []
+    @exclusivity(unchecked) var insertionOrder: [(object: ManagedObject, sequence: Int)] = []
+    @exclusivity(unchecked) var deletedSet: Set<ManagedObject> = []
+    @exclusivity(unchecked) var changedSet: Set<ManagedObject> = []
     /// Deleted objects whose delete rules have been applied.
     var processedDeletes: Set<ManagedObject> = []
     /// The last error of a fault fired by an accessor (accessors cannot throw).
     var lastFaultError: NimbusError?
     /// Stores chosen with ``assign(_:to:)`` for new objects.
-    var assignedStores: [ManagedObjectID: String] = [:]
-    var insertionCounter = 0
+    @exclusivity(unchecked) var assignedStores: [ManagedObjectID: String] = [:]
+    @exclusivity(unchecked) var insertionCounter = 0
     /// Called on the context's queue at the end of a save, a merge and
     /// ``processPendingChanges()``; results controllers listen here.
     let changeObservers = Mutex<[ObjectIdentifier: @Sendable () -> Void]>([:])
@@ -83,7 +84,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Nested contexts of this one, told when this context's saves make IDs permanent.
     var children: [WeakContextReference] = []
     /// Permanent IDs of objects this context saved while they had temporary ones.
-    var permanentIDsForTemporary: [ManagedObjectID: ManagedObjectID] = [:]
+    @exclusivity(unchecked) var permanentIDsForTemporary: [ManagedObjectID: ManagedObjectID] = [:]
 
     /// Creates a context on a coordinator.
     public convenience init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator) {

@@ -143,9 +143,9 @@ struct ObjectRegistry {
             return
         }
         for (object, id) in changes where self[object.objectID] === object { object.objectID = id }
-        var oldSlots = ContiguousArray<ManagedObject?>(repeating: nil, count: slots.count)
+        var oldSlots = Self.emptySlots(slots.count)
         swap(&oldSlots, &slots)
-        hashes = ContiguousArray(repeating: 0, count: slots.count)
+        hashes = Self.emptyHashes(slots.count)
         for case let object? in oldSlots {
             let hash = Self.hash(object.objectID)
             var index = home(hash)
@@ -206,6 +206,22 @@ struct ObjectRegistry {
         }
     }
 
+    // Built in place: `init(repeating:count:)` takes an unspecialized path of the standard
+    // library that retains the repeated `nil` once per slot.
+    private static func emptySlots(_ count: Int) -> ContiguousArray<ManagedObject?> {
+        ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
+            buffer.initialize(repeating: nil)
+            initialized = count
+        }
+    }
+
+    private static func emptyHashes(_ count: Int) -> ContiguousArray<UInt64> {
+        ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
+            buffer.initialize(repeating: 0)
+            initialized = count
+        }
+    }
+
     private mutating func resize(minimumCapacity: Int) {
         var capacity = slots.count
         while capacity < minimumCapacity * 2 { capacity *= 2 }
@@ -213,8 +229,8 @@ struct ObjectRegistry {
     }
 
     private mutating func rehash(capacity: Int) {
-        var oldSlots = ContiguousArray<ManagedObject?>(repeating: nil, count: capacity)
-        var oldHashes = ContiguousArray<UInt64>(repeating: 0, count: capacity)
+        var oldSlots = Self.emptySlots(capacity)
+        var oldHashes = Self.emptyHashes(capacity)
         swap(&oldSlots, &slots)
         swap(&oldHashes, &hashes)
         shift = UInt64(64 - capacity.trailingZeroBitCount)

@@ -48,36 +48,38 @@ public final class EntityDescription: @unchecked Sendable {
 
     // Resolved by the model that owns the entity; constant once the model is built.
     /// The entity number (`Z_ENT`): from 1, alphabetical, each hierarchy depth-first.
-    public internal(set) var entityNumber: Int = 0
+    @exclusivity(unchecked) public internal(set) var entityNumber: Int = 0
     /// The parent entity.
-    public internal(set) var superentity: EntityDescription?
+    @exclusivity(unchecked) public internal(set) var superentity: EntityDescription?
     /// Every property, inherited ones included, sorted by name.
-    public internal(set) var properties: [PropertyDescription] = []
+    @exclusivity(unchecked) public internal(set) var properties: [PropertyDescription] = []
     /// Index of each property in ``properties``.
-    public internal(set) var propertyIndexes: [String: Int] = [:]
+    @exclusivity(unchecked) public internal(set) var propertyIndexes: [String: Int] = [:]
     /// The entity's version hash: changes when anything that shapes the store changes.
-    public internal(set) var versionHash: Data = Data()
+    @exclusivity(unchecked) public internal(set) var versionHash: Data = Data()
     /// Names of the direct sub-entities.
-    public internal(set) var subentityNames: [String] = []
+    @exclusivity(unchecked) public internal(set) var subentityNames: [String] = []
     /// The entity and all its sub-entities, recursively, as entity numbers.
-    public internal(set) var entityNumbersInHierarchy: [Int] = []
+    @exclusivity(unchecked) public internal(set) var entityNumbersInHierarchy: [Int] = []
     /// The entity number of the hierarchy's root: rows of one hierarchy share its table.
-    public internal(set) var rootEntityNumber: Int = 0
+    @exclusivity(unchecked) public internal(set) var rootEntityNumber: Int = 0
+    // Derived state below is written once, while the model is resolved, and only read after;
+    // reads skip the runtime's dynamic exclusivity checks.
     weak var model: ManagedObjectModel?
-    var attributeIndexes: [Int] = []
+    @exclusivity(unchecked) var attributeIndexes: [Int] = []
     /// The values a new object starts with (defaults; empty to-many relationships).
-    var initialValues: [PropertyValue] = []
+    @exclusivity(unchecked) var initialValues: [PropertyValue] = []
     /// ``toManyIndexes`` as a set, for new objects.
-    var toManyIndexSet: Set<Int> = []
+    @exclusivity(unchecked) var toManyIndexSet: Set<Int> = []
     /// Stored properties that have a rule to check on save (others always pass).
-    var validatedIndexes: [Int] = []
-    var toOneIndexes: [Int] = []
-    var toManyIndexes: [Int] = []
+    @exclusivity(unchecked) var validatedIndexes: [Int] = []
+    @exclusivity(unchecked) var toOneIndexes: [Int] = []
+    @exclusivity(unchecked) var toManyIndexes: [Int] = []
     /// What each property is, in a form that copies without reference counting: the hot
     /// paths of accessors switch on this instead of on ``properties``.
-    var propertyKinds: [PropertyKind] = []
+    @exclusivity(unchecked) var propertyKinds: [PropertyKind] = []
     /// Property names in index order, scanned by ``index(ofProperty:)`` for small entities.
-    var propertyNames: [String] = []
+    @exclusivity(unchecked) var propertyNames: [String] = []
 
     /// Whether the entity has relationships (so its values can refer to other objects).
     var hasRelationships: Bool { !toOneIndexes.isEmpty || !toManyIndexes.isEmpty }

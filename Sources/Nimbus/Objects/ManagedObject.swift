@@ -14,9 +14,9 @@ import Foundation
 /// Objects belong to one context and never cross to another; pass ``objectID`` instead.
 open class ManagedObject {
     /// The entity of the object.
-    public let entity: EntityDescription
+    public var entity: EntityDescription { objectID.entity }
     /// The object's ID; temporary until saved.
-    public internal(set) var objectID: ManagedObjectID
+    @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     /// The context the object belongs to, nil once it is removed from it.
     public internal(set) var managedObjectContext: ManagedObjectContext? {
         get { contextReference?.context }
@@ -24,7 +24,7 @@ open class ManagedObject {
     }
     /// The context's weak reference to itself, shared by all its objects: objects hold it
     /// strongly, so no object carries a weak reference of its own.
-    private var contextReference: ContextReference?
+    @exclusivity(unchecked) private var contextReference: ContextReference?
 
     // Objects are confined to their context's queue, so the accessors' hot state skips the
     // runtime's dynamic exclusivity checks (a thread-local access set on every read).
@@ -34,14 +34,14 @@ open class ManagedObject {
     /// Values as last read from or written to the store (nil for new objects and faults).
     @exclusivity(unchecked) var committed: RowSnapshot?
     /// Committed destinations of loaded to-many relationships, by property index.
-    var committedToMany: [Int: [ManagedObjectID]] = [:]
+    @exclusivity(unchecked) var committedToMany: [Int: [ManagedObjectID]] = [:]
     /// Which to-many relationships are loaded into ``values``.
-    var loadedToMany: Set<Int> = []
+    @exclusivity(unchecked) var loadedToMany: Set<Int> = []
     @exclusivity(unchecked) var flags = Flags()
     /// Order of insertion into the context, so new rows get keys in the order objects were made.
-    var insertionSequence = 0
+    @exclusivity(unchecked) var insertionSequence = 0
     /// For faults from a fetch with a batch size: the group and this object's position.
-    var batch: (group: BatchFaultGroup, position: Int)?
+    @exclusivity(unchecked) var batch: (group: BatchFaultGroup, position: Int)?
 
     struct Flags {
         var isInserted = false
@@ -52,7 +52,6 @@ open class ManagedObject {
 
     /// Creates an object of an entity and inserts it into a context.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
-        self.entity = entity
         self.objectID = ManagedObjectID(temporaryFor: entity)
         self.values = entity.initialValues
         self.loadedToMany = entity.toManyIndexSet
@@ -61,8 +60,7 @@ open class ManagedObject {
 
     /// Creates a fault or a loaded object for a stored row; contexts call it when they
     /// fetch. Subclasses inherit it; do not call it yourself.
-    public required init(materializing materialization: Materialization) {
-        self.entity = materialization.id.entity
+    public required init(materializing materialization: borrowing Materialization) {
         self.objectID = materialization.id
         self.contextReference = materialization.context
         if let snapshot = materialization.snapshot {

@@ -59,50 +59,57 @@ struct EntityReader: Sendable {
         let entityNumber = Int(sqlite3_column_int64(statement, 1))
         guard let concrete = model.entity(number: entityNumber), let plan = plans[entityNumber] else { return nil }
         let version = sqlite3_column_type(statement, 2) == SQLITE_NULL ? 1 : sqlite3_column_int64(statement, 2)
-        var values = [PropertyValue](repeating: .null, count: plan.count)
-        for (index, read) in plan.enumerated() {
-            switch read {
-            case let .attribute(column, type):
-                let c = Int32(column)
-                let storage = sqlite3_column_type(statement, c)
-                guard storage != SQLITE_NULL else { continue }
-                switch type {
-                case .integer16, .integer32, .integer64:
-                    values[index] = .integer(storage == SQLITE_FLOAT ? Int64(sqlite3_column_double(statement, c)) : sqlite3_column_int64(statement, c))
-                case .double, .float:
-                    values[index] = .double(sqlite3_column_double(statement, c))
-                case .boolean:
-                    values[index] = .bool(sqlite3_column_int64(statement, c) != 0)
-                case .date:
-                    values[index] = .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, c)))
-                case .string where storage == SQLITE_TEXT:
-                    let count = Int(sqlite3_column_bytes(statement, c))
-                    if let text = sqlite3_column_text(statement, c) {
-                        values[index] = .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
-                    } else {
-                        values[index] = .string("")
-                    }
-                case .binaryData where storage == SQLITE_BLOB, .transformable where storage == SQLITE_BLOB:
-                    let count = Int(sqlite3_column_bytes(statement, c))
-                    values[index] = .data(count == 0 ? Data() : Data(bytes: sqlite3_column_blob(statement, c), count: count))
-                default:
-                    values[index] = PropertyValue(databaseValue: DatabaseValue(sqliteStatement: statement, index: c), type: type)
-                }
-            case let .toOne(column, entityColumn, destination):
-                let c = Int32(column)
-                guard sqlite3_column_type(statement, c) != SQLITE_NULL else { continue }
-                var target = destination
-                if let entityColumn, sqlite3_column_type(statement, Int32(entityColumn)) != SQLITE_NULL,
-                   let e = model.entity(number: Int(sqlite3_column_int64(statement, Int32(entityColumn)))) {
-                    target = e
-                }
-                values[index] = .object(ManagedObjectID(entity: target, storeKey: storeKey, primaryKey: sqlite3_column_int64(statement, c)))
-            case .none:
-                continue
+        // Each value is written once into fresh storage (`Array(repeating:count:)` would go
+        // through an unspecialized allocation path of the standard library).
+        let values = [PropertyValue](unsafeUninitializedCapacity: plan.count) { buffer, initialized in
+            for index in plan.indices {
+                (buffer.baseAddress! + index).initialize(to: Self.value(plan[index], statement: statement, storeKey: storeKey, model: model))
             }
+            initialized = plan.count
         }
         return (ManagedObjectID(entity: concrete, storeKey: storeKey, primaryKey: primaryKey),
                 RowSnapshot(version: version, values: values))
+    }
+
+    /// One property's value in the current row.
+    @inline(__always)
+    private static func value(_ read: PropertyRead, statement: SQLiteStatement, storeKey: UInt32, model: ManagedObjectModel) -> PropertyValue {
+        switch read {
+        case let .attribute(column, type):
+            let c = Int32(column)
+            let storage = sqlite3_column_type(statement, c)
+            guard storage != SQLITE_NULL else { return .null }
+            switch type {
+            case .integer16, .integer32, .integer64:
+                return .integer(storage == SQLITE_FLOAT ? Int64(sqlite3_column_double(statement, c)) : sqlite3_column_int64(statement, c))
+            case .double, .float:
+                return .double(sqlite3_column_double(statement, c))
+            case .boolean:
+                return .bool(sqlite3_column_int64(statement, c) != 0)
+            case .date:
+                return .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, c)))
+            case .string where storage == SQLITE_TEXT:
+                let count = Int(sqlite3_column_bytes(statement, c))
+                guard let text = sqlite3_column_text(statement, c) else { return .string("") }
+                return .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            case .binaryData where storage == SQLITE_BLOB, .transformable where storage == SQLITE_BLOB:
+                let count = Int(sqlite3_column_bytes(statement, c))
+                return .data(count == 0 ? Data() : Data(bytes: sqlite3_column_blob(statement, c), count: count))
+            default:
+                return PropertyValue(databaseValue: DatabaseValue(sqliteStatement: statement, index: c), type: type)
+            }
+        case let .toOne(column, entityColumn, destination):
+            let c = Int32(column)
+            guard sqlite3_column_type(statement, c) != SQLITE_NULL else { return .null }
+            var target = destination
+            if let entityColumn, sqlite3_column_type(statement, Int32(entityColumn)) != SQLITE_NULL,
+               let e = model.entity(number: Int(sqlite3_column_int64(statement, Int32(entityColumn)))) {
+                target = e
+            }
+            return .object(ManagedObjectID(entity: target, storeKey: storeKey, primaryKey: sqlite3_column_int64(statement, c)))
+        case .none:
+            return .null
+        }
     }
 
     /// The SQL condition selecting the entity's rows (and its sub-entities' when asked).
