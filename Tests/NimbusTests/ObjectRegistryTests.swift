@@ -26,7 +26,7 @@ struct ObjectRegistryTests {
     func agreesWithDictionary(seed: UInt64) throws {
         var random = Generator(state: seed)
         let entities = [try Self.model.entity(named: "Post"), try Self.model.entity(named: "Tag")]
-        var registry = ObjectRegistry()
+        let registry = ObjectRegistry()
         registry.retainsObjects = true
         var reference: [ManagedObjectID: ManagedObject] = [:]
         func randomID() -> ManagedObjectID {
@@ -79,7 +79,7 @@ struct ObjectRegistryTests {
     @Test("a sweep lets go of objects only the registry holds, and keeps the rest")
     func sweepReleasesUnreferencedObjects() throws {
         let entity = try Self.model.entity(named: "Post")
-        var registry = ObjectRegistry()
+        let registry = ObjectRegistry()
         var held: [ManagedObject] = []
         weak var released: ManagedObject?
         for key in 1...2_000 {

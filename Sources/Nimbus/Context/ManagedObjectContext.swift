@@ -54,7 +54,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     // State below is confined to the context's queue, so the hottest of it skips the
     // runtime's dynamic exclusivity checks.
-    @exclusivity(unchecked) var registry = ObjectRegistry()
+    let registry = ObjectRegistry()
     /// The context's weak reference to itself, held by its objects.
     let reference = ContextReference()
     @exclusivity(unchecked) var insertedSet: Set<ManagedObject> = []

@@ -6,29 +6,48 @@
 /// keeps their reference counts inline: a weak reference gives every object a side table,
 /// which makes every retain and release of it slower (see docs/decisions/0006).
 ///
-/// The table is an open-addressing hash table with linear probing. An object's key is its
-/// own ``ManagedObject/objectID``, so a slot holds the object and the ID's hash (compared
-/// before the ID, and reused when the table grows), and hashing an ID is one multiplication.
-/// Fetches register hundreds of thousands of objects; this is where they go.
-struct ObjectRegistry {
+/// The table is an open-addressing hash table with linear probing, in memory of its own
+/// (fetches register hundreds of thousands of objects, and array bookkeeping on every
+/// probe showed up in profiles). An object's key is its own ``ManagedObject/objectID``, so
+/// a slot holds the object and the ID's hash (compared before the ID, and reused when the
+/// table grows). Consecutive keys of one entity land in consecutive slots, so rows fetched
+/// in primary-key order stay in cache.
+///
+/// Confined to its context's queue, like the context's other state.
+final class ObjectRegistry {
     /// A power of two, at most half full.
-    private var slots: ContiguousArray<ManagedObject?> = ContiguousArray(repeating: nil, count: 16)
-    /// The hash of each slot's object's ID.
-    private var hashes: ContiguousArray<UInt64> = ContiguousArray(repeating: 0, count: 16)
-    /// 64 minus log2 of the slot count: a hash's top bits pick its home slot.
-    private var shift: UInt64 = 60
+    private var capacity: Int
+    /// Objects; nil in empty slots.
+    private var slots: UnsafeMutablePointer<ManagedObject?>
+    /// The hash of each slot's object's ID; 0 in empty slots.
+    private var hashes: UnsafeMutablePointer<UInt64>
+    /// 64 minus log2 of the capacity: a hash's top bits pick its home slot.
+    private var shift: UInt64
     private(set) var count = 0
     /// The size past which the next registration sweeps released objects out.
     private var sweepThreshold = 1024
-    /// When true, nothing is swept: the context keeps every object it registered.
-    var retainsObjects = false
     /// While positive, registrations don't sweep (a fetch holds every object it registers).
     private var sweepsSuspended = 0
+    /// When true, nothing is swept: the context keeps every object it registered.
+    var retainsObjects = false
 
-    private var mask: Int { slots.count - 1 }
+    private static let initialCapacity = 16
 
-    /// Keys come in runs of this many consecutive slots, so rows fetched in primary-key order
-    /// land next to each other in memory.
+    init() {
+        capacity = Self.initialCapacity
+        shift = UInt64(64 - Self.initialCapacity.trailingZeroBitCount)
+        (slots, hashes) = Self.allocate(Self.initialCapacity)
+    }
+
+    deinit {
+        slots.deinitialize(count: capacity)
+        slots.deallocate()
+        hashes.deallocate()
+    }
+
+    // MARK: Hashing
+
+    /// Keys come in runs of this many consecutive slots.
     private static let runLength: UInt64 = 16
 
     /// An ID's hash: the top bits pick the home of its run of keys (Fibonacci hashing),
@@ -45,21 +64,24 @@ struct ObjectRegistry {
 
     @inline(__always)
     private func home(_ hash: UInt64) -> Int {
-        (Int(truncatingIfNeeded: hash >> shift) &+ Int(truncatingIfNeeded: (hash >> 1) & 0xF)) & mask
+        (Int(truncatingIfNeeded: hash >> shift) &+ Int(truncatingIfNeeded: (hash >> 1) & 0xF)) & (capacity - 1)
     }
 
     /// The slot holding the object with this ID, or the empty slot where it would go.
     @inline(__always)
     private func slot(for id: ManagedObjectID) -> (index: Int, found: Bool, hash: UInt64) {
         let hash = Self.hash(id)
+        let mask = capacity - 1
         var index = home(hash)
         while true {
             let slotHash = hashes[index]
             if slotHash == 0 { return (index, false, hash) }
-            if slotHash == hash && slots[index]!.objectID == id { return (index, true, hash) }
+            if slotHash == hash && slots[index].unsafelyUnwrapped.objectID == id { return (index, true, hash) }
             index = (index + 1) & mask
         }
     }
+
+    // MARK: Lookup and registration
 
     subscript(id: ManagedObjectID) -> ManagedObject? {
         let (index, found, _) = slot(for: id)
@@ -69,11 +91,11 @@ struct ObjectRegistry {
     /// The object registered for an ID, or a new one `make` creates and the registry
     /// registers: one probe of the table for both.
     @inline(__always)
-    mutating func object(for id: ManagedObjectID, orRegister make: () -> ManagedObject) -> (object: ManagedObject, isNew: Bool) {
+    func object(for id: ManagedObjectID, orRegister make: () -> ManagedObject) -> (object: ManagedObject, isNew: Bool) {
         let (index, found, hash) = slot(for: id)
-        if found { return (slots[index]!, false) }
+        if found { return (slots[index].unsafelyUnwrapped, false) }
         let object = make()
-        if (count >= sweepThreshold && sweepsSuspended == 0) || (count + 1) * 2 > slots.count || object.objectID != id {
+        if (count >= sweepThreshold && sweepsSuspended == 0) || (count + 1) * 2 > capacity || object.objectID != id {
             register(object)
             return (object, true)
         }
@@ -84,40 +106,45 @@ struct ObjectRegistry {
     }
 
     /// Every registered object, released ones included until the next sweep.
-    var all: [ManagedObject] { slots.compactMap { $0 } }
+    var all: [ManagedObject] {
+        var result: [ManagedObject] = []
+        result.reserveCapacity(count)
+        for index in 0..<capacity { if let object = slots[index] { result.append(object) } }
+        return result
+    }
 
     /// Registers an object under its ID, replacing another object with the same ID.
-    mutating func register(_ object: ManagedObject) {
+    func register(_ object: ManagedObject) {
         if count >= sweepThreshold && sweepsSuspended == 0 { sweep(makingRoomFor: 1) }
         let (index, found, hash) = slot(for: object.objectID)
         slots[index] = object
         hashes[index] = hash
         if !found {
             count += 1
-            if count * 2 > slots.count { resize(minimumCapacity: count) }
+            if count * 2 > capacity { resize(minimumCapacity: count) }
         }
     }
 
     /// Sweeps once if due, then lets registrations grow the table without sweeping until
     /// ``resumeSweeps()``: for fetches, whose objects are all referenced by their result.
-    mutating func suspendSweeps() {
-        if count >= sweepThreshold { sweep() }
+    func suspendSweeps() {
+        if count >= sweepThreshold && sweepsSuspended == 0 { sweep() }
         sweepsSuspended += 1
     }
 
-    mutating func resumeSweeps() {
+    func resumeSweeps() {
         sweepsSuspended -= 1
         if sweepsSuspended == 0 { sweepThreshold = max(sweepThreshold, count * 2) }
     }
 
     /// Makes room for `extra` more objects, sweeping at most once.
-    mutating func reserveCapacity(_ extra: Int) {
-        if count + extra > sweepThreshold { sweep(makingRoomFor: extra) }
-        if (count + extra) * 2 > slots.count { resize(minimumCapacity: count + extra) }
+    func reserveCapacity(_ extra: Int) {
+        if count + extra > sweepThreshold && sweepsSuspended == 0 { sweep(makingRoomFor: extra) }
+        if (count + extra) * 2 > capacity { resize(minimumCapacity: count + extra) }
     }
 
     /// Removes an object registered under its ID (not another object with the same ID).
-    mutating func remove(_ object: ManagedObject) {
+    func remove(_ object: ManagedObject) {
         let (index, found, _) = slot(for: object.objectID)
         guard found, slots[index] === object else { return }
         removeSlot(at: index)
@@ -126,7 +153,7 @@ struct ObjectRegistry {
     /// Gives a registered object a new ID (a temporary ID made permanent); returns the object
     /// that was registered under the old ID, if any.
     @discardableResult
-    mutating func changeID(from old: ManagedObjectID, to new: ManagedObjectID) -> ManagedObject? {
+    func changeID(from old: ManagedObjectID, to new: ManagedObjectID) -> ManagedObject? {
         let (index, found, _) = slot(for: old)
         guard found, let object = slots[index] else { return nil }
         removeSlot(at: index)
@@ -137,38 +164,32 @@ struct ObjectRegistry {
 
     /// Gives many registered objects new IDs at once. When they are a large part of the
     /// table it is rebuilt once, instead of moving each object out and back in.
-    mutating func changeIDs(_ changes: [(object: ManagedObject, id: ManagedObjectID)]) {
+    func changeIDs(_ changes: [(object: ManagedObject, id: ManagedObjectID)]) {
         guard changes.count * 4 >= count else {
             for (object, id) in changes { changeID(from: object.objectID, to: id) }
             return
         }
         for (object, id) in changes where self[object.objectID] === object { object.objectID = id }
-        var oldSlots = Self.emptySlots(slots.count)
-        swap(&oldSlots, &slots)
-        hashes = Self.emptyHashes(slots.count)
-        for case let object? in oldSlots {
-            let hash = Self.hash(object.objectID)
-            var index = home(hash)
-            while hashes[index] != 0 { index = (index + 1) & mask }
-            slots[index] = object
-            hashes[index] = hash
-        }
+        rehash(capacity: capacity, rehashingKeys: true)
     }
 
-    mutating func removeAll() {
-        slots = ContiguousArray(repeating: nil, count: 16)
-        hashes = ContiguousArray(repeating: 0, count: 16)
-        shift = 60
+    func removeAll() {
+        slots.deinitialize(count: capacity)
+        slots.deallocate()
+        hashes.deallocate()
+        capacity = Self.initialCapacity
+        shift = UInt64(64 - capacity.trailingZeroBitCount)
+        (slots, hashes) = Self.allocate(capacity)
         count = 0
         sweepThreshold = 1024
     }
 
     /// Drops every object nothing but the registry references, then sets the next
     /// threshold at twice what is left (so sweeps cost amortized constant time).
-    mutating func sweep(makingRoomFor extra: Int = 0) {
+    func sweep(makingRoomFor extra: Int = 0) {
         if !retainsObjects {
             var released = 0
-            for index in slots.indices where slots[index] != nil {
+            for index in 0..<capacity where hashes[index] != 0 {
                 if isKnownUniquelyReferenced(&slots[index]) {
                     slots[index] = nil
                     hashes[index] = 0
@@ -177,7 +198,7 @@ struct ObjectRegistry {
             }
             if released > 0 {
                 count -= released
-                rehash(capacity: slots.count)
+                rehash(capacity: capacity)
             }
         }
         sweepThreshold = max(1024, (count + extra) * 2)
@@ -185,8 +206,17 @@ struct ObjectRegistry {
 
     // MARK: Table upkeep
 
+    private static func allocate(_ capacity: Int) -> (UnsafeMutablePointer<ManagedObject?>, UnsafeMutablePointer<UInt64>) {
+        let slots = UnsafeMutablePointer<ManagedObject?>.allocate(capacity: capacity)
+        slots.initialize(repeating: nil, count: capacity)
+        let hashes = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+        hashes.initialize(repeating: 0, count: capacity)
+        return (slots, hashes)
+    }
+
     /// Empties a slot, moving later objects of the probe run back (no tombstones).
-    private mutating func removeSlot(at removed: Int) {
+    private func removeSlot(at removed: Int) {
+        let mask = capacity - 1
         slots[removed] = nil
         hashes[removed] = 0
         count -= 1
@@ -197,7 +227,8 @@ struct ObjectRegistry {
             // Move the object into the hole unless its home lies cyclically in (hole, index].
             let stays = hole <= index ? (hole < home && home <= index) : (hole < home || home <= index)
             if !stays {
-                slots.swapAt(hole, index)
+                (slots + hole).moveUpdate(from: slots + index, count: 1)
+                (slots + index).initialize(to: nil)
                 hashes[hole] = hashes[index]
                 hashes[index] = 0
                 hole = index
@@ -206,42 +237,29 @@ struct ObjectRegistry {
         }
     }
 
-    // Built in place: `init(repeating:count:)` takes an unspecialized path of the standard
-    // library that retains the repeated `nil` once per slot.
-    private static func emptySlots(_ count: Int) -> ContiguousArray<ManagedObject?> {
-        ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
-            buffer.initialize(repeating: nil)
-            initialized = count
-        }
+    private func resize(minimumCapacity: Int) {
+        var newCapacity = capacity
+        while newCapacity < minimumCapacity * 2 { newCapacity *= 2 }
+        rehash(capacity: newCapacity)
     }
 
-    private static func emptyHashes(_ count: Int) -> ContiguousArray<UInt64> {
-        ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
-            buffer.initialize(repeating: 0)
-            initialized = count
-        }
-    }
-
-    private mutating func resize(minimumCapacity: Int) {
-        var capacity = slots.count
-        while capacity < minimumCapacity * 2 { capacity *= 2 }
-        rehash(capacity: capacity)
-    }
-
-    private mutating func rehash(capacity: Int) {
-        var oldSlots = Self.emptySlots(capacity)
-        var oldHashes = Self.emptyHashes(capacity)
-        swap(&oldSlots, &slots)
-        swap(&oldHashes, &hashes)
-        shift = UInt64(64 - capacity.trailingZeroBitCount)
-        let mask = capacity - 1
-        for position in oldSlots.indices {
-            guard let object = oldSlots[position].take() else { continue }
-            let hash = oldHashes[position]
+    /// Moves every object into a new table of `newCapacity` slots (hashing the IDs again
+    /// when they changed).
+    private func rehash(capacity newCapacity: Int, rehashingKeys: Bool = false) {
+        let (oldSlots, oldHashes, oldCapacity) = (slots, hashes, capacity)
+        capacity = newCapacity
+        shift = UInt64(64 - newCapacity.trailingZeroBitCount)
+        (slots, hashes) = Self.allocate(newCapacity)
+        let mask = newCapacity - 1
+        for position in 0..<oldCapacity where oldHashes[position] != 0 {
+            let hash = rehashingKeys ? Self.hash(oldSlots[position].unsafelyUnwrapped.objectID) : oldHashes[position]
             var index = home(hash)
             while hashes[index] != 0 { index = (index + 1) & mask }
-            slots[index] = consume object
+            (slots + index).moveUpdate(from: oldSlots + position, count: 1)
             hashes[index] = hash
         }
+        // The old slots hold nil or were moved out: nothing is left to release.
+        oldSlots.deallocate()
+        oldHashes.deallocate()
     }
 }

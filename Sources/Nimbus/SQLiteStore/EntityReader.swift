@@ -59,14 +59,11 @@ struct EntityReader: Sendable {
         let entityNumber = Int(sqlite3_column_int64(statement, 1))
         guard let concrete = model.entity(number: entityNumber), let plan = plans[entityNumber] else { return nil }
         let version = sqlite3_column_type(statement, 2) == SQLITE_NULL ? 1 : sqlite3_column_int64(statement, 2)
-        // Each value is written once into fresh storage (`Array(repeating:count:)` would go
-        // through an unspecialized allocation path of the standard library).
-        let values = [PropertyValue](unsafeUninitializedCapacity: plan.count) { buffer, initialized in
-            for index in plan.indices {
-                (buffer.baseAddress! + index).initialize(to: Self.value(plan[index], statement: statement, storeKey: storeKey, model: model))
-            }
-            initialized = plan.count
-        }
+        // Appending into reserved storage: the array initializers that take a count allocate
+        // through an unspecialized path of the standard library (a metadata lookup per row).
+        var values: [PropertyValue] = []
+        values.reserveCapacity(plan.count)
+        for read in plan { values.append(Self.value(read, statement: statement, storeKey: storeKey, model: model)) }
         return (ManagedObjectID(entity: concrete, storeKey: storeKey, primaryKey: primaryKey),
                 RowSnapshot(version: version, values: values))
     }
