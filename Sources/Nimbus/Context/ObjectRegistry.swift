@@ -17,8 +17,8 @@
 final class ObjectRegistry {
     /// A power of two, at most half full.
     private var capacity: Int
-    /// Objects; nil in empty slots.
-    private var slots: UnsafeMutablePointer<ManagedObject?>
+    /// Objects; a slot is initialized exactly when its hash is not 0.
+    private var slots: UnsafeMutablePointer<ManagedObject>
     /// The hash of each slot's object's ID; 0 in empty slots.
     private var hashes: UnsafeMutablePointer<UInt64>
     /// 64 minus log2 of the capacity: a hash's top bits pick its home slot.
@@ -40,7 +40,7 @@ final class ObjectRegistry {
     }
 
     deinit {
-        slots.deinitialize(count: capacity)
+        for index in 0..<capacity where hashes[index] != 0 { (slots + index).deinitialize(count: 1) }
         slots.deallocate()
         hashes.deallocate()
     }
@@ -76,7 +76,7 @@ final class ObjectRegistry {
         while true {
             let slotHash = hashes[index]
             if slotHash == 0 { return (index, false, hash) }
-            if slotHash == hash && slots[index].unsafelyUnwrapped.objectID == id { return (index, true, hash) }
+            if slotHash == hash && slots[index].objectID == id { return (index, true, hash) }
             index = (index + 1) & mask
         }
     }
@@ -93,13 +93,13 @@ final class ObjectRegistry {
     @inline(__always)
     func object(for id: ManagedObjectID, orRegister make: () -> ManagedObject) -> (object: ManagedObject, isNew: Bool) {
         let (index, found, hash) = slot(for: id)
-        if found { return (slots[index].unsafelyUnwrapped, false) }
+        if found { return (slots[index], false) }
         let object = make()
         if (count >= sweepThreshold && sweepsSuspended == 0) || (count + 1) * 2 > capacity || object.objectID != id {
             register(object)
             return (object, true)
         }
-        slots[index] = object
+        (slots + index).initialize(to: object)
         hashes[index] = hash
         count += 1
         return (object, true)
@@ -109,7 +109,7 @@ final class ObjectRegistry {
     var all: [ManagedObject] {
         var result: [ManagedObject] = []
         result.reserveCapacity(count)
-        for index in 0..<capacity { if let object = slots[index] { result.append(object) } }
+        for index in 0..<capacity where hashes[index] != 0 { result.append(slots[index]) }
         return result
     }
 
@@ -117,7 +117,7 @@ final class ObjectRegistry {
     func register(_ object: ManagedObject) {
         if count >= sweepThreshold && sweepsSuspended == 0 { sweep(makingRoomFor: 1) }
         let (index, found, hash) = slot(for: object.objectID)
-        slots[index] = object
+        if found { slots[index] = object } else { (slots + index).initialize(to: object) }
         hashes[index] = hash
         if !found {
             count += 1
@@ -155,7 +155,8 @@ final class ObjectRegistry {
     @discardableResult
     func changeID(from old: ManagedObjectID, to new: ManagedObjectID) -> ManagedObject? {
         let (index, found, _) = slot(for: old)
-        guard found, let object = slots[index] else { return nil }
+        guard found else { return nil }
+        let object = slots[index]
         removeSlot(at: index)
         object.objectID = new
         register(object)
@@ -174,7 +175,7 @@ final class ObjectRegistry {
     }
 
     func removeAll() {
-        slots.deinitialize(count: capacity)
+        for index in 0..<capacity where hashes[index] != 0 { (slots + index).deinitialize(count: 1) }
         slots.deallocate()
         hashes.deallocate()
         capacity = Self.initialCapacity
@@ -191,7 +192,7 @@ final class ObjectRegistry {
             var released = 0
             for index in 0..<capacity where hashes[index] != 0 {
                 if isKnownUniquelyReferenced(&slots[index]) {
-                    slots[index] = nil
+                    (slots + index).deinitialize(count: 1)
                     hashes[index] = 0
                     released += 1
                 }
@@ -206,9 +207,8 @@ final class ObjectRegistry {
 
     // MARK: Table upkeep
 
-    private static func allocate(_ capacity: Int) -> (UnsafeMutablePointer<ManagedObject?>, UnsafeMutablePointer<UInt64>) {
-        let slots = UnsafeMutablePointer<ManagedObject?>.allocate(capacity: capacity)
-        slots.initialize(repeating: nil, count: capacity)
+    private static func allocate(_ capacity: Int) -> (UnsafeMutablePointer<ManagedObject>, UnsafeMutablePointer<UInt64>) {
+        let slots = UnsafeMutablePointer<ManagedObject>.allocate(capacity: capacity)
         let hashes = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
         hashes.initialize(repeating: 0, count: capacity)
         return (slots, hashes)
@@ -217,7 +217,7 @@ final class ObjectRegistry {
     /// Empties a slot, moving later objects of the probe run back (no tombstones).
     private func removeSlot(at removed: Int) {
         let mask = capacity - 1
-        slots[removed] = nil
+        (slots + removed).deinitialize(count: 1)
         hashes[removed] = 0
         count -= 1
         var hole = removed
@@ -227,8 +227,7 @@ final class ObjectRegistry {
             // Move the object into the hole unless its home lies cyclically in (hole, index].
             let stays = hole <= index ? (hole < home && home <= index) : (hole < home || home <= index)
             if !stays {
-                (slots + hole).moveUpdate(from: slots + index, count: 1)
-                (slots + index).initialize(to: nil)
+                (slots + hole).initialize(to: (slots + index).move())
                 hashes[hole] = hashes[index]
                 hashes[index] = 0
                 hole = index
@@ -252,14 +251,13 @@ final class ObjectRegistry {
         (slots, hashes) = Self.allocate(newCapacity)
         let mask = newCapacity - 1
         for position in 0..<oldCapacity where oldHashes[position] != 0 {
-            let hash = rehashingKeys ? Self.hash(oldSlots[position].unsafelyUnwrapped.objectID) : oldHashes[position]
+            let hash = rehashingKeys ? Self.hash(oldSlots[position].objectID) : oldHashes[position]
             var index = home(hash)
             while hashes[index] != 0 { index = (index + 1) & mask }
-            (slots + index).moveUpdate(from: oldSlots + position, count: 1)
+            (slots + index).initialize(to: (oldSlots + position).move())
             hashes[index] = hash
         }
-        // The old slots hold nil or were moved out: nothing is left to release.
-        oldSlots.deallocate()
+        oldSlots.deallocate()  // every object was moved out
         oldHashes.deallocate()
     }
 }
