@@ -6,6 +6,8 @@ public enum Scenario: String, CaseIterable, Sendable {
     case insert = "insert 50,000 objects, one save"
     /// Fetch 200,000 objects with every attribute materialized.
     case fetchMaterialized = "fetch 200,000 objects, materialized"
+    /// The same fetch, then read every object's title (Nimbus: by key, with `value(forKey:)`).
+    case fetchAndReadTitles = "fetch 200,000 objects, materialized, then read every title"
     /// Fetch 200,000 objects as faults (IDs only), then fire every 100th (2,000 objects).
     case fetchFaults = "fetch 200,000 as faults, fire 1%"
 
@@ -13,7 +15,7 @@ public enum Scenario: String, CaseIterable, Sendable {
     public var rows: Int {
         switch self {
         case .insert: 50_000 / Scenario.divisor
-        case .fetchMaterialized, .fetchFaults: 200_000 / Scenario.divisor
+        case .fetchMaterialized, .fetchAndReadTitles, .fetchFaults: 200_000 / Scenario.divisor
         }
     }
 
@@ -85,12 +87,13 @@ public final class BenchmarkSuite: @unchecked Sendable {
             case .rawSQLite: return RawSQLiteInsert(folder: folder, posts: posts)
             case .grdb: return GRDBInsert(folder: folder, posts: posts)
             }
-        case .fetchMaterialized:
+        case .fetchMaterialized, .fetchAndReadTitles:
             let file = try fixture(for: contender)
+            let readsTitles = scenario == .fetchAndReadTitles
             switch contender {
-            case .nimbus: return NimbusFetchMaterialized(file: file)
-            case .rawSQLite: return RawSQLiteFetchMaterialized(file: file)
-            case .grdb: return GRDBFetchMaterialized(file: file)
+            case .nimbus: return NimbusFetchMaterialized(file: file, readsTitles: readsTitles)
+            case .rawSQLite: return RawSQLiteFetchMaterialized(file: file, readsTitles: readsTitles)
+            case .grdb: return GRDBFetchMaterialized(file: file, readsTitles: readsTitles)
             }
         case .fetchFaults:
             let file = try fixture(for: contender)

@@ -108,13 +108,20 @@ final class GRDBInsert: BenchmarkCase {
 }
 
 final class GRDBFetchMaterialized: BenchmarkCase {
-    let scenario = Scenario.fetchMaterialized
+    let scenario: Scenario
     let contender = Contender.grdb
     let file: URL
+    /// Whether the timed run also reads every title.
+    let readsTitles: Bool
     private var pool: DatabasePool?
     private var posts: [GRDBPost] = []
+    private var titleBytes = 0
 
-    init(file: URL) { self.file = file }
+    init(file: URL, readsTitles: Bool) {
+        self.file = file
+        self.readsTitles = readsTitles
+        scenario = readsTitles ? .fetchAndReadTitles : .fetchMaterialized
+    }
 
     func prepare() throws {
         pool = try GRDBPost.open(file)
@@ -122,10 +129,11 @@ final class GRDBFetchMaterialized: BenchmarkCase {
 
     func run() throws {
         posts = try pool!.read { db in try GRDBPost.fetchAll(db) }
+        if readsTitles { titleBytes = posts.reduce(0) { $0 &+ $1.values.title.utf8.count } }
     }
 
     func verify() throws {
-        guard posts.count == scenario.rows, posts[7].values == PostValues.sample(7) else {
+        guard posts.count == scenario.rows, posts[7].values == PostValues.sample(7), !readsTitles || titleBytes > 0 else {
             throw BenchmarkCheckFailure("GRDB fetched \(posts.count) posts")
         }
         posts = []

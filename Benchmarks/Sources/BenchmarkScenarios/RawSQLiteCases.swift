@@ -135,13 +135,20 @@ final class RawSQLiteInsert: BenchmarkCase {
 }
 
 final class RawSQLiteFetchMaterialized: BenchmarkCase {
-    let scenario = Scenario.fetchMaterialized
+    let scenario: Scenario
     let contender = Contender.rawSQLite
     let file: URL
+    /// Whether the timed run also reads every title.
+    let readsTitles: Bool
     private var db: RawSQLite?
     private var posts: [RawPost] = []
+    private var titleBytes = 0
 
-    init(file: URL) { self.file = file }
+    init(file: URL, readsTitles: Bool) {
+        self.file = file
+        self.readsTitles = readsTitles
+        scenario = readsTitles ? .fetchAndReadTitles : .fetchMaterialized
+    }
 
     func prepare() throws {
         db = try RawSQLite(file)
@@ -160,10 +167,11 @@ final class RawSQLiteFetchMaterialized: BenchmarkCase {
             posts.append(RawPost(id: id, values: values))
         }
         self.posts = posts
+        if readsTitles { titleBytes = posts.reduce(0) { $0 &+ $1.values.title.utf8.count } }
     }
 
     func verify() throws {
-        guard posts.count == scenario.rows, posts[7].values == PostValues.sample(7) else {
+        guard posts.count == scenario.rows, posts[7].values == PostValues.sample(7), !readsTitles || titleBytes > 0 else {
             throw BenchmarkCheckFailure("raw C fetched \(posts.count) posts")
         }
         posts = []
