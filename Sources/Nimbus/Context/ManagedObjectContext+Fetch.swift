@@ -145,10 +145,16 @@ extension ManagedObjectContext {
     func materialize(_ id: ManagedObjectID, snapshot: RowSnapshot, asFault: Bool, awakened: inout [ManagedObject]) -> ManagedObject {
         let objectClass = id.entity.managedObjectClass
         let (object, isNew) = registry.object(for: id) {
-            objectClass.init(materializing: .init(id: id, context: reference, snapshot: snapshot, asFault: asFault))
+            // Made as a fault and given the row here: the row is not copied into the
+            // materialization first.
+            objectClass.init(materializing: .init(id: id, context: reference, snapshot: nil, asFault: true))
         }
         if isNew {
-            if !asFault && objectClass != ManagedObject.self { awakened.append(object) }
+            object.committed = snapshot
+            if !asFault {
+                object.values = snapshot.values
+                if objectClass != ManagedObject.self { awakened.append(object) }
+            }
         } else if object.values == nil {
             object.committed = snapshot
             if !asFault {

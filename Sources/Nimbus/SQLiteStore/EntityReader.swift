@@ -17,8 +17,9 @@ struct EntityReader: Sendable {
     let table: String
     /// `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.<every column of the table>`.
     let selectList: String
-    /// By entity number - first entity number of the hierarchy.
-    private let plans: [Int: [PropertyRead]]
+    /// By entity number (nil for entities outside the hierarchy): an array, since a
+    /// dictionary lookup per row showed in profiles.
+    private let plans: [[PropertyRead]?]
     /// Column name to position in the select list.
     let columnPositions: [String: Int]
 
@@ -48,29 +49,24 @@ struct EntityReader: Sendable {
                 }
             }
         }
-        self.plans = plans
+        self.plans = (0...(plans.keys.max() ?? 0)).map { plans[$0] }
     }
 
     /// Reads the current row of a stepping statement straight from SQLite's column API: the
     /// hot path of fetches (no `Row` indirection, no intermediate `DatabaseValue`).
-    @inline(__always)
     func read(statement: SQLiteStatement, storeKey: UInt32, model: ManagedObjectModel) -> (ManagedObjectID, RowSnapshot)? {
-        let primaryKey = sqlite3_column_int64(statement, 0)
-        let entityNumber = Int(sqlite3_column_int64(statement, 1))
-        guard let concrete = model.entity(number: entityNumber), let plan = plans[entityNumber] else { return nil }
-        let version = sqlite3_column_type(statement, 2) == SQLITE_NULL ? 1 : sqlite3_column_int64(statement, 2)
-        // Appending into reserved storage: the array initializers that take a count allocate
-        // through an unspecialized path of the standard library (a metadata lookup per row).
-        var values: [PropertyValue] = []
-        values.reserveCapacity(plan.count)
-        for read in plan { values.append(Self.value(read, statement: statement, storeKey: storeKey, model: model)) }
-        return (ManagedObjectID(entity: concrete, storeKey: storeKey, primaryKey: primaryKey),
-                RowSnapshot(version: version, values: values))
+        var decoder = RowDecoder(reader: self, storeKey: storeKey, model: model)
+        return decoder.read(statement, primaryKey: sqlite3_column_int64(statement, 0))
+    }
+
+    /// The plan of one concrete entity of the hierarchy (nil for entities outside it).
+    func plan(forEntityNumber number: Int) -> [PropertyRead]? {
+        number >= 0 && number < plans.count ? plans[number] : nil
     }
 
     /// One property's value in the current row.
     @inline(__always)
-    private static func value(_ read: PropertyRead, statement: SQLiteStatement, storeKey: UInt32, model: ManagedObjectModel) -> PropertyValue {
+    static func value(_ read: PropertyRead, statement: SQLiteStatement, storeKey: UInt32, model: ManagedObjectModel) -> PropertyValue {
         switch read {
         case let .attribute(column, type):
             let c = Int32(column)

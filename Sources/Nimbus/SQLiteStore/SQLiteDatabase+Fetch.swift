@@ -18,10 +18,12 @@ extension SQLiteDatabase {
         let statement = try db.cachedStatement(sql: sql)
         let arguments = StatementArguments(query.arguments)
         var rows = 0
-        let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        // Stepping with a cursor of the first column (the primary key) hands no `Row` out.
+        let cursor = try Int64.fetchCursor(statement, arguments: arguments)
         let sqliteStatement = statement.sqliteStatement
-        while try cursor.next() != nil {
-            guard let (id, snapshot) = reader.read(statement: sqliteStatement, storeKey: storeKey, model: model) else { continue }
+        var decoder = RowDecoder(reader: reader, storeKey: storeKey, model: model)
+        while let primaryKey = try cursor.next() {
+            guard let (id, snapshot) = decoder.read(sqliteStatement, primaryKey: primaryKey) else { continue }
             rows += 1
             try body(id, snapshot)
         }
