@@ -16,7 +16,9 @@ while let argument = arguments.next() {
     case "--runs": runs = Int(arguments.next() ?? "") ?? runs
     case "--divide": Scenario.divisor = Int(arguments.next() ?? "") ?? 1
     case "--only": only.insert(arguments.next() ?? "")
-    case "--contender": contenders = Contender.allCases.filter { $0.rawValue == arguments.next() }
+    case "--contender":
+        let name = arguments.next() ?? ""
+        contenders = Contender.allCases.filter { $0.rawValue == name }
     default:
         FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
         exit(2)
