@@ -54,8 +54,8 @@ final class ObjectRegistry {
     /// bits 1–4 hold its place in the run, and bit 0 is set (0 marks an empty slot).
     @inline(__always)
     private static func hash(_ id: ManagedObjectID) -> UInt64 {
-        let isTemporary = id.temporaryReference != 0
-        let key = isTemporary ? id.temporaryReference : UInt64(bitPattern: id.primaryKey)
+        let isTemporary = id.isTemporaryID
+        let key = UInt64(bitPattern: id.key)
         var bits = key / runLength
         bits ^= UInt64(truncatingIfNeeded: id.entity.rootEntityNumber) << 48 ^ UInt64(id.storeKey) << 36
         if isTemporary { bits ^= 0x5555_5555_5555_5555 }

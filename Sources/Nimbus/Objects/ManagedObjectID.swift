@@ -13,16 +13,24 @@ import Synchronization
 /// let uri = id.uriRepresentation()   // x-coredata://<store UUID>/Post/p42
 /// ```
 public struct ManagedObjectID: Hashable, Sendable {
+    // Laid out to fit 21 bytes (entity, key, store, flag), so that a `PropertyValue`
+    // holding an ID takes 24 bytes and a row of values stays small.
+
     /// The entity of the object.
     public let entity: EntityDescription
-    /// The identifier (UUID) of the store the object lives in; empty when temporary.
-    public var storeIdentifier: String { StoreKeys.identifier(for: storeKey) }
+    /// The row's primary key (`Z_PK`) when permanent; the process-unique counter when temporary.
+    let key: Int64
     /// The store, as a small number standing for its identifier (0: none, temporary).
     let storeKey: UInt32
+    /// Whether the ID is temporary (the object has not been saved).
+    public let isTemporaryID: Bool
+
+    /// The identifier (UUID) of the store the object lives in; empty when temporary.
+    public var storeIdentifier: String { StoreKeys.identifier(for: storeKey) }
     /// The row's primary key (`Z_PK`); 0 when temporary.
-    public let primaryKey: Int64
+    public var primaryKey: Int64 { isTemporaryID ? 0 : key }
     /// For temporary IDs: a number unique in this process (0 for permanent IDs).
-    let temporaryReference: UInt64
+    var temporaryReference: UInt64 { isTemporaryID ? UInt64(bitPattern: key) : 0 }
 
     init(entity: EntityDescription, storeIdentifier: String, primaryKey: Int64) {
         self.init(entity: entity, storeKey: StoreKeys.key(for: storeIdentifier), primaryKey: primaryKey)
@@ -30,40 +38,37 @@ public struct ManagedObjectID: Hashable, Sendable {
 
     init(entity: EntityDescription, storeKey: UInt32, primaryKey: Int64) {
         self.entity = entity
+        self.key = primaryKey
         self.storeKey = storeKey
-        self.primaryKey = primaryKey
-        self.temporaryReference = 0
+        self.isTemporaryID = false
     }
 
     init(temporaryFor entity: EntityDescription) {
         self.entity = entity
+        self.key = Int64(bitPattern: TemporaryIDs.next.add(1, ordering: .relaxed).newValue)
         self.storeKey = 0
-        self.primaryKey = 0
-        self.temporaryReference = TemporaryIDs.next.add(1, ordering: .relaxed).newValue
+        self.isTemporaryID = true
     }
-
-    /// Whether the ID is temporary (the object has not been saved).
-    public var isTemporaryID: Bool { temporaryReference != 0 }
 
     /// The URI that names the object, stable across launches once permanent:
     /// `x-coredata://<store UUID>/<Entity>/p<primary key>`, or
     /// `x-coredata:///<Entity>/t<UUID>` while temporary.
     public func uriRepresentation() -> URL {
-        if temporaryReference != 0 {
+        if isTemporaryID {
             return URL(string: "x-coredata:///\(entity.name)/t\(TemporaryIDs.processPrefix)\(String(temporaryReference, radix: 16, uppercase: true))")!
         }
         return URL(string: "x-coredata://\(storeIdentifier)/\(entity.name)/p\(primaryKey)")!
     }
 
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
-        lhs.primaryKey == rhs.primaryKey && lhs.temporaryReference == rhs.temporaryReference
+        lhs.key == rhs.key && lhs.isTemporaryID == rhs.isTemporaryID
             && lhs.entity.rootEntityNumber == rhs.entity.rootEntityNumber && lhs.storeKey == rhs.storeKey
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(primaryKey)
+        hasher.combine(key)
         hasher.combine(entity.rootEntityNumber)
-        hasher.combine(temporaryReference)
+        hasher.combine(isTemporaryID)
     }
 }
 
