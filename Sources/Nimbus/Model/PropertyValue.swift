@@ -30,21 +30,30 @@ public enum PropertyValue: Sendable, Hashable {
 }
 
 extension PropertyValue {
+    /// The value as the attribute type's own representation when its type is exactly that
+    /// type's Swift type (`String` for strings, `Int64` for 64-bit integers, …); nil otherwise.
+    @inline(__always)
+    private static func exactMatch<Value>(_ value: Value, for type: AttributeType) -> PropertyValue? {
+        switch type {
+        case .string where Value.self == String.self: .string(unsafeBitCast(value, to: String.self))
+        case .integer64 where Value.self == Int64.self: .integer(unsafeBitCast(value, to: Int64.self))
+        case .double where Value.self == Double.self: .double(unsafeBitCast(value, to: Double.self))
+        case .boolean where Value.self == Bool.self: .bool(unsafeBitCast(value, to: Bool.self))
+        case .date where Value.self == Date.self: .date(unsafeBitCast(value, to: Date.self))
+        default: nil
+        }
+    }
+
     /// Converts a Swift value to the representation of an attribute type.
     ///
     /// - Throws: ``NimbusError/Code-swift.struct/typeMismatch`` when the value cannot
     ///   represent the type (a string for an integer, an out-of-range integer, …).
     public init(_ value: Any?, for type: AttributeType, transformerName: String? = nil) throws {
-        // The common case first: the attribute's own Swift type, one cast.
-        switch type {
-        case .string: if let string = value as? String { self = .string(string); return }
-        case .integer64: if let int = value as? Int64 { self = .integer(int); return }
-        case .double: if let double = value as? Double { self = .double(double); return }
-        case .boolean: if let bool = value as? Bool { self = .bool(bool); return }
-        case .date: if let date = value as? Date { self = .date(date); return }
-        default: break
-        }
-        guard let value, !(value is NSNull) else { self = .null; return }
+        guard let value else { self = .null; return }
+        // The common case first: a value of the attribute's own Swift type, recognized by its
+        // type alone (the existential is opened; no dynamic cast).
+        if let exact = Self.exactMatch(value, for: type) { self = exact; return }
+        guard !(value is NSNull) else { self = .null; return }
         if let already = value as? PropertyValue { self = already; return }
         func mismatch() -> NimbusError {
             NimbusError(.typeMismatch, "\(Swift.type(of: value)) value \(String(describing: value)) is not a valid \(type.rawValue)")
