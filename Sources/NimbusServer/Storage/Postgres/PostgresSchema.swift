@@ -51,6 +51,7 @@ enum PostgresSchema {
             """,
         ]),
         (2, sharingStatements),
+        (3, lookupStatements),
     ]
 
     static func migrate(_ storage: PostgresStorage, logger: Logger) async throws {
