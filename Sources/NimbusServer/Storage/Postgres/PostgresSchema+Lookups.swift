@@ -10,7 +10,7 @@ extension PostgresSchema {
     /// equality on both primary-key columns, an estimate of one row whatever the statistics;
     /// and the changes index is partial (`WHERE seq > 0`, true of every stored record), so a
     /// query that does not say `seq > 0` (the lookup) cannot use it, while the zone-changes
-    /// query says so and keeps it. See `docs/decisions/server-0007-errors-and-outages.md`.
+    /// query says so and keeps it. Measurements: `BENCHMARKS-server.md`.
     static let lookupStatements: [String] = [
         "CREATE INDEX records_changes ON records(zone_id, seq) WHERE seq > 0",
         "DROP INDEX records_seq",
