@@ -73,7 +73,7 @@ struct FaultTests {
           .enabled(if: PostgresHarness.binariesPresent))
     func postgresRestart() async throws {
         let cluster = try PostgresHarness.privateCluster()
-        defer { try? cluster.stop() }
+        defer { cluster.destroy() }
         let server = try await TestServer.start(.postgres, postgresURL: try cluster.createDatabase()) { $0.rateLimitBurst = 100_000 }
         defer { Task { await server.stop() } }
         let alice = try await server.user("alice")

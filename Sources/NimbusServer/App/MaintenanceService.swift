@@ -2,7 +2,8 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Periodically purges tombstones older than the horizon and collects unreferenced assets.
+/// Periodically purges tombstones (records', share memberships') older than the horizon and
+/// collects unreferenced assets.
 struct MaintenanceService: Service {
     let services: ServerServices
     let logger: Logger
@@ -27,13 +28,16 @@ struct MaintenanceService: Service {
         }
     }
 
-    /// Purges old tombstones and unreferenced assets once.
+    /// Purges old tombstones (records' and share memberships', with the same horizon) and
+    /// unreferenced assets once.
     @discardableResult
-    static func runOnce(_ services: ServerServices) async throws -> (tombstones: Int, assets: Int) {
+    static func runOnce(_ services: ServerServices) async throws -> (tombstones: Int, memberships: Int, assets: Int) {
         let now = services.clock.now()
-        let purged = try await services.storage.purgeTombstones(olderThan: now - services.configuration.tombstoneHorizonSeconds * 1000)
+        let horizon = now - services.configuration.tombstoneHorizonSeconds * 1000
+        let purged = try await services.storage.purgeTombstones(olderThan: horizon)
+        let memberships = try await services.storage.purgeShareTombstones(olderThan: horizon)
         let orphans = try await services.storage.collectUnreferencedAssets(uploadedBefore: now - services.configuration.assetGraceSeconds * 1000)
         services.assets.remove(orphans)
-        return (purged, orphans.count)
+        return (purged, memberships, orphans.count)
     }
 }

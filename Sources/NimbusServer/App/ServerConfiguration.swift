@@ -30,6 +30,15 @@ public struct ServerConfiguration: Sendable {
     public var maximumAssetBytes: Int64
     /// How often tombstones and assets are collected, in seconds; 0 disables the job.
     public var maintenanceIntervalSeconds: Int64
+    /// How often each process sends a heartbeat on PostgreSQL's change channel; its push
+    /// listener reconnects when a heartbeat PostgreSQL accepted is not heard back within three
+    /// intervals. Unused with SQLite.
+    ///
+    /// For example:
+    /// ```swift
+    /// configuration.postgresHeartbeatInterval = .seconds(5)   // a stuck listener is replaced within ~15 s
+    /// ```
+    public var postgresHeartbeatInterval: Duration
 
     /// Creates a configuration with the defaults.
     /// - Parameters:
@@ -47,5 +56,6 @@ public struct ServerConfiguration: Sendable {
         self.assetGraceSeconds = 3600
         self.maximumAssetBytes = 1 << 30
         self.maintenanceIntervalSeconds = 300
+        self.postgresHeartbeatInterval = .seconds(2)
     }
 }

@@ -39,6 +39,9 @@ struct ChangeRoutes {
             let limit = try pageSize(body.limit, default: 500, maximum: 2000)
             let afterSeq = try body.since.map { token throws(WireError) in try ChangeTokenCodec.decodeDatabase(token) } ?? 0
             let page = try await services.storage.databaseChanges(database, afterSeq: afterSeq, limit: limit)
+            guard body.since == nil || afterSeq >= page.purgedSeq else {
+                throw WireError(.changeTokenExpired, "The change token is older than the server's tombstone horizon. Refetch the database's zones from the start.")
+            }
             return try JSONResponse.make(FetchDatabaseChangesResponse(
                 changedZones: page.zones.filter { !$0.deleted }.map { ZoneID(zoneName: $0.zoneName, ownerName: $0.ownerName) },
                 deletedZones: page.zones.filter(\.deleted).map { ZoneID(zoneName: $0.zoneName, ownerName: $0.ownerName) },

@@ -6,7 +6,8 @@ import NimbusWire
 /// the zone ends the share). Each participant has a membership row that is also the zone's
 /// entry in the participant's shared database: it carries a position in that database's
 /// change sequence, advanced whenever the zone changes, and stays as a tombstone when the
-/// participant loses access so that database changes report the zone as deleted.
+/// participant loses access so that database changes report the zone as deleted, until the
+/// tombstone horizon passes (``purgeShareTombstones(olderThan:)``).
 ///
 /// Every method is one transaction that locks the zone like a modify batch does, and
 /// announces participants' changes the way ``SyncStorage`` announces the owner's.
@@ -35,4 +36,9 @@ package protocol ShareStorage: Sendable {
 
     /// What `userID` may do in `ownerName`'s zone, or `nil` when it is not shared with them.
     func sharedZoneGrant(container: String, ownerName: String, zoneName: String, userID: Int64) async throws -> SharedZoneGrant?
+
+    /// Removes membership tombstones (participants who lost access) older than `cutoff`
+    /// (ms since 1970), advancing each affected shared database's horizon so that its older
+    /// change tokens get `changeTokenExpired`. Returns how many were removed.
+    func purgeShareTombstones(olderThan cutoff: Int64) async throws -> Int
 }

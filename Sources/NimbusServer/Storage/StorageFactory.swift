@@ -13,7 +13,7 @@ package enum StorageFactory {
 
     package static func make(configuration: ServerConfiguration, logger: Logger) throws -> Backend {
         if let url = configuration.postgresURL {
-            let storage = try PostgresStorage(url: url, logger: logger)
+            let storage = try PostgresStorage(url: url, logger: logger, heartbeatInterval: configuration.postgresHeartbeatInterval)
             return Backend(storage: storage, services: storage.services)
         }
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)

@@ -120,6 +120,9 @@ package struct DatabaseChangesPage: Sendable {
     package var zones: [ZoneChange]
     package var databaseSeq: Int64
     package var moreComing: Bool
+    /// The database's tombstone horizon: zone tombstones at or before this position were
+    /// purged, so a token older than it cannot be answered (`changeTokenExpired`).
+    package var purgedSeq: Int64 = 0
 }
 
 /// What the server stores, behind one protocol so that SQLite and PostgreSQL pass the same

@@ -4,7 +4,8 @@ import NIOConcurrencyHelpers
 /// A PostgreSQL 15 cluster started by the tests: `initdb` as the `postgres` user in a
 /// temporary folder, then `pg_ctl start` on a free port with its socket in that folder.
 /// One cluster serves the whole test process (each test gets its own database) and is
-/// stopped when the process exits.
+/// stopped and deleted when the process exits; a test's private cluster is deleted by the test
+/// (``Cluster/destroy()``).
 enum PostgresHarness {
     static let binDirectory = ProcessInfo.processInfo.environment["NIMBUS_PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
 
@@ -49,6 +50,12 @@ enum PostgresHarness {
             try PostgresHarness.asPostgres(PostgresHarness.binDirectory + "/pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])
         }
 
+        /// Stops the cluster if it runs and deletes its folder. Errors are ignored: this is cleanup.
+        func destroy() {
+            try? PostgresHarness.asPostgres(PostgresHarness.binDirectory + "/pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+
         /// Starts the cluster again after ``stop()``.
         func start() throws {
             try PostgresHarness.asPostgres(
@@ -66,14 +73,15 @@ enum PostgresHarness {
             let result = Result { try startCluster() }
             state = result
             if case .success(let cluster) = result {
-                clusterToStop = cluster.dataDirectory
+                clusterToStop = cluster.directory
                 atexit(stopSharedClusterAtExit)
             }
             return try result.get()
         }
     }
 
-    /// A separate cluster that a test may stop and start (fault tests).
+    /// A separate cluster that a test may stop and start (fault tests); the test calls
+    /// ``Cluster/destroy()`` when done.
     static func privateCluster() throws -> Cluster {
         try startCluster()
     }
@@ -143,9 +151,10 @@ struct HarnessError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Stops the shared cluster when the test process exits.
+/// Stops the shared cluster and deletes its folder when the test process exits.
 private func stopSharedClusterAtExit() {
     if let directory = PostgresHarness.clusterToStop {
-        try? PostgresHarness.asPostgres(PostgresHarness.binDirectory + "/pg_ctl", ["-D", directory, "-m", "immediate", "stop"])
+        try? PostgresHarness.asPostgres(PostgresHarness.binDirectory + "/pg_ctl", ["-D", directory + "/data", "-m", "immediate", "stop"])
+        try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -51,6 +51,8 @@ enum PostgresSchema {
             """,
         ]),
         (2, sharingStatements),
+        (3, lookupStatements),
+        (4, shareHorizonStatements),
     ]
 
     static func migrate(_ storage: PostgresStorage, logger: Logger) async throws {

@@ -43,9 +43,7 @@ extension PostgresStorage {
             guard let state = try await Self.liveZone(connection, zone, logger: logger, lock: false) else {
                 throw StorageErrors.zoneNotFound(zone)
             }
-            let rows = try await connection.run(
-                "SELECT \(unescaped: Self.columns) FROM records WHERE zone_id = \(state.rowID) AND seq > \(afterSeq) ORDER BY seq LIMIT \(limit + 1)",
-                logger: logger)
+            let rows = try await connection.run(Self.zoneChangesQuery(zoneRowID: state.rowID, afterSeq: afterSeq, limit: limit), logger: logger)
             var records: [StoredRecord] = []
             for try await row in rows { records.append(try Self.storedRecord(row.makeRandomAccess())) }
             let more = records.count > limit
@@ -72,15 +70,38 @@ extension PostgresStorage {
     static let columns =
         "name, type, fields, change_tag, seq, created_at, created_device, modified_at, modified_device, deleted_time, deleted_device, size"
 
+    /// The rows of the given names in one zone.
+    ///
+    /// One primary-key probe per name (`LIMIT 1` keeps each probe a separate index lookup):
+    /// equality on both key columns of a unique index is estimated at one row whatever the
+    /// table's statistics, so the plan does not change while the table grows. The shorter
+    /// `name = ANY($names)` was answered, while statistics lagged, by scanning the whole zone
+    /// (migration 3 explains).
     static func records(_ connection: PostgresConnection, zoneRowID: Int64, names: [String], logger: Logger) async throws -> [String: StoredRecord] {
         var found: [String: StoredRecord] = [:]
-        let rows = try await connection.run(
-            "SELECT \(unescaped: columns) FROM records WHERE zone_id = \(zoneRowID) AND name = ANY(\(names))", logger: logger)
+        let rows = try await connection.run(recordsQuery(zoneRowID: zoneRowID, names: names), logger: logger)
         for try await row in rows {
             let record = try storedRecord(row.makeRandomAccess())
             found[record.recordName] = record
         }
         return found
+    }
+
+    /// The statement of ``records(_:zoneRowID:names:logger:)``.
+    static func recordsQuery(zoneRowID: Int64, names: [String]) -> PostgresQuery {
+        """
+        SELECT \(unescaped: columns) FROM UNNEST(\(names)::text[]) AS wanted(n)
+        CROSS JOIN LATERAL (SELECT * FROM records WHERE zone_id = \(zoneRowID) AND name = wanted.n LIMIT 1) r
+        """
+    }
+
+    /// The statement of ``zoneChanges(_:afterSeq:limit:)``. `seq > 0` (true of every record)
+    /// lets the partial index `records_changes` serve it.
+    static func zoneChangesQuery(zoneRowID: Int64, afterSeq: Int64, limit: Int) -> PostgresQuery {
+        """
+        SELECT \(unescaped: columns) FROM records
+        WHERE zone_id = \(zoneRowID) AND seq > \(afterSeq) AND seq > 0 ORDER BY seq LIMIT \(limit + 1)
+        """
     }
 
     /// Upserts rows with one statement over `UNNEST`ed arrays (a round trip costs more than

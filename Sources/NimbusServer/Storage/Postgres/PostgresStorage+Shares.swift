@@ -46,7 +46,8 @@ extension PostgresStorage {
                         WHERE zone_id = \(state.rowID) AND user_id = \(userID)
                         """, logger: logger)
                 case (_?, nil):
-                    _ = try await Self.fanOutToParticipants(connection, zone: zone, state: state, only: [userID], removing: true, logger: logger)
+                    _ = try await Self.fanOutToParticipants(
+                        connection, zone: zone, state: state, only: [userID], removedAt: now, logger: logger)
                 default:
                     break
                 }
@@ -65,7 +66,7 @@ extension PostgresStorage {
             }
             let share = try await connection.run("SELECT 1 FROM shares WHERE zone_id = \(state.rowID)", logger: logger).collect()
             guard !share.isEmpty else { throw StorageErrors.notShared(zone) }
-            _ = try await Self.endShare(connection, zone: zone, state: state, logger: logger)
+            _ = try await Self.endShare(connection, zone: zone, state: state, now: now, logger: logger)
         }
     }
 
@@ -75,7 +76,7 @@ extension PostgresStorage {
                 throw StorageErrors.zoneNotFound(zone)
             }
             let removed = try await Self.fanOutToParticipants(
-                connection, zone: zone, state: state, only: [userID], removing: true, logger: logger)
+                connection, zone: zone, state: state, only: [userID], removedAt: now, logger: logger)
             guard !removed.isEmpty else { throw StorageErrors.zoneNotFound(zone) }
         }
     }
@@ -99,10 +100,12 @@ extension PostgresStorage {
     // MARK: Helpers shared with modify and zone deletion
 
     /// Advances the shared database of the zone's current participants (all, or `only` those
-    /// listed) in one statement, optionally removing them, and announces each change.
+    /// listed) in one statement, and announces each change. With `removedAt` (ms since 1970)
+    /// the memberships become tombstones removed at that time.
     static func fanOutToParticipants(
-        _ connection: PostgresConnection, zone: ZoneKey, state: ZoneState, only: [Int64]? = nil, removing: Bool = false, logger: Logger
+        _ connection: PostgresConnection, zone: ZoneKey, state: ZoneState, only: [Int64]? = nil, removedAt: Int64? = nil, logger: Logger
     ) async throws -> [ChangeEvent] {
+        let removing = removedAt != nil
         let rows = try await connection.run(
             """
             WITH members AS (
@@ -113,7 +116,7 @@ extension PostgresStorage {
                 SELECT \(zone.database.container), 'shared', user_id, 1 FROM members ORDER BY user_id
                 ON CONFLICT (container, scope, owner_id) DO UPDATE SET seq = databases.seq + 1
                 RETURNING owner_id, seq)
-            UPDATE share_participants p SET db_seq = b.seq, removed = \(removing)
+            UPDATE share_participants p SET db_seq = b.seq, removed = \(removing), removed_at = \(removedAt)
             FROM bumped b WHERE p.zone_id = \(state.rowID) AND p.user_id = b.owner_id
             RETURNING p.user_id, p.db_seq, (SELECT name FROM users WHERE id = \(zone.database.ownerID))
             """, logger: logger)
@@ -126,8 +129,10 @@ extension PostgresStorage {
     }
 
     /// Removes every participant, the share and the zone's shared mark (share deleted, zone deleted).
-    static func endShare(_ connection: PostgresConnection, zone: ZoneKey, state: ZoneState, logger: Logger) async throws -> [ChangeEvent] {
-        let events = try await fanOutToParticipants(connection, zone: zone, state: state, removing: true, logger: logger)
+    static func endShare(
+        _ connection: PostgresConnection, zone: ZoneKey, state: ZoneState, now: Int64, logger: Logger
+    ) async throws -> [ChangeEvent] {
+        let events = try await fanOutToParticipants(connection, zone: zone, state: state, removedAt: now, logger: logger)
         try await connection.run("DELETE FROM shares WHERE zone_id = \(state.rowID)", logger: logger)
         try await connection.run("UPDATE zones SET shared = false WHERE id = \(state.rowID)", logger: logger)
         return events
@@ -144,7 +149,7 @@ extension PostgresStorage {
             INSERT INTO share_participants(zone_id, user_id, container, permission, removed, db_seq, added_at)
             VALUES (\(state.rowID), \(member.userID), \(zone.database.container), \(member.permission.rawValue), false, \(seq), \(now))
             ON CONFLICT (zone_id, user_id) DO UPDATE SET permission = EXCLUDED.permission, removed = false,
-                db_seq = EXCLUDED.db_seq, added_at = EXCLUDED.added_at
+                removed_at = NULL, db_seq = EXCLUDED.db_seq, added_at = EXCLUDED.added_at
             """, logger: logger)
         let ownerName = try await userName(connection, zone.database.ownerID, logger: logger)
         try await notify(

@@ -69,20 +69,20 @@ extension PostgresStorage {
             }
             let event = ChangeEvent(zone: zone, state: state, zoneDeleted: true)
             try await Self.notify(connection, event, logger: logger)
-            if state.shared { _ = try await Self.endShare(connection, zone: zone, state: state, logger: logger) }
+            if state.shared { _ = try await Self.endShare(connection, zone: zone, state: state, now: now, logger: logger) }
             return event
         }
     }
 
     package func databaseChanges(_ database: DatabaseKey, afterSeq: Int64, limit: Int) async throws -> DatabaseChangesPage {
         try await transaction { [logger] connection in
-            let current = try await Self.position(connection, database, logger: logger)
+            let (current, purgedSeq) = try await Self.positionAndHorizon(connection, database, logger: logger)
             if database.scope == .shared {
                 let zones = try await Self.sharedZoneChanges(connection, database, afterSeq: afterSeq, limit: limit + 1, logger: logger)
                 let page = Array(zones.prefix(limit))
                 let more = zones.count > limit
                 let seq = more ? (page.last?.databaseSeq ?? afterSeq) : max(current, afterSeq)
-                return DatabaseChangesPage(zones: page, databaseSeq: seq, moreComing: more)
+                return DatabaseChangesPage(zones: page, databaseSeq: seq, moreComing: more, purgedSeq: purgedSeq)
             }
             let rows = try await connection.run(
                 """
@@ -98,7 +98,7 @@ extension PostgresStorage {
             let more = zones.count > limit
             let page = Array(zones.prefix(limit))
             let seq = more ? (page.last?.databaseSeq ?? afterSeq) : max(current, afterSeq)
-            return DatabaseChangesPage(zones: page, databaseSeq: seq, moreComing: more)
+            return DatabaseChangesPage(zones: page, databaseSeq: seq, moreComing: more, purgedSeq: purgedSeq)
         }
     }
 
@@ -118,6 +118,17 @@ extension PostgresStorage {
             logger: logger)
         for try await seq in rows.decode(Int64.self) { return seq }
         return 0
+    }
+
+    /// A database's position and its tombstone horizon (`purged_seq`).
+    static func positionAndHorizon(_ connection: PostgresConnection, _ database: DatabaseKey, logger: Logger) async throws -> (Int64, Int64) {
+        let rows = try await connection.run(
+            """
+            SELECT seq, purged_seq FROM databases
+            WHERE container = \(database.container) AND scope = \(database.scope.rawValue) AND owner_id = \(database.ownerID)
+            """, logger: logger)
+        for try await (seq, purged) in rows.decode((Int64, Int64).self) { return (seq, purged) }
+        return (0, 0)
     }
 
     static func liveZone(_ connection: PostgresConnection, _ zone: ZoneKey, logger: Logger, lock: Bool) async throws -> ZoneState? {

@@ -23,39 +23,43 @@ package final class PostgresStorage: SyncStorage {
     package let changeFeed: ChangeFeed
     let client: PostgresClient
     let logger: Logger
+    /// The push listener's own connection (outside the pool).
+    let listenerConfiguration: PostgresConnection.Configuration
+    /// How often this process sends a heartbeat on the change channel.
+    let heartbeatInterval: Duration
+    /// This process's heartbeats, sent and heard back.
+    let liveness = ListenerLiveness(instance: UUID().uuidString)
+
+    /// How long the listener may go without hearing back a heartbeat PostgreSQL accepted (or
+    /// without completing `LISTEN`) before it reconnects: three heartbeat intervals.
+    var silenceLimit: Duration { heartbeatInterval * 3 }
 
     /// Creates a client for a `postgres://user:password@host:port/database` URL.
+    /// - Parameters:
+    ///   - url: The database URL.
+    ///   - logger: Where the storage logs.
+    ///   - changeFeed: Where committed changes, from every process, are delivered.
+    ///   - heartbeatInterval: How often the push listener's liveness is checked (see ``PostgresChangeListener``).
     /// - Throws: `invalidArguments` for a URL that is not a PostgreSQL URL.
-    package init(url: String, logger: Logger, changeFeed: ChangeFeed = ChangeFeed()) throws {
-        var configuration = try Self.configuration(from: url)
+    package init(url: String, logger: Logger, changeFeed: ChangeFeed = ChangeFeed(), heartbeatInterval: Duration = .seconds(2)) throws {
+        let parsed = try PostgresURL(url)
+        var configuration = parsed.clientConfiguration
         configuration.options.maximumConnections = 16
         configuration.options.connectTimeout = .seconds(3)
+        var listenerConfiguration = parsed.connectionConfiguration
+        listenerConfiguration.options.connectTimeout = .seconds(3)
+        listenerConfiguration.options.additionalStartupParameters = [("application_name", "nimbus-listener")]
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.listenerConfiguration = listenerConfiguration
         self.logger = logger
         self.changeFeed = changeFeed
+        self.heartbeatInterval = heartbeatInterval
     }
 
-    /// The services that must run while the storage is used: the client pool and the listener.
+    /// The services that must run while the storage is used: the client pool, the listener
+    /// and its heartbeat.
     package var services: [any Service] {
-        [PostgresClientService(client: client), PostgresChangeListener(storage: self)]
-    }
-
-    static func configuration(from url: String) throws -> PostgresClient.Configuration {
-        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
-            let user = components.user, !user.isEmpty
-        else {
-            throw WireError(.invalidArguments, "'\(url)' is not a PostgreSQL URL like postgres://user:password@host:5432/database.")
-        }
-        let database = components.path.isEmpty ? nil : String(components.path.dropFirst())
-        let socket = components.queryItems?.first { $0.name == "host" }?.value
-        if let socket, socket.hasPrefix("/") {
-            let port = components.port ?? 5432
-            return PostgresClient.Configuration(
-                unixSocketPath: "\(socket)/.s.PGSQL.\(port)", username: user, password: components.password, database: database)
-        }
-        return PostgresClient.Configuration(
-            host: components.host ?? "127.0.0.1", port: components.port ?? 5432, username: user,
-            password: components.password, database: database, tls: .disable)
+        [PostgresClientService(client: client), PostgresChangeListener(storage: self), PostgresHeartbeat(storage: self)]
     }
 
     package func migrate() async throws {

@@ -73,6 +73,7 @@ enum SQLiteSchema {
                 """)
         }
         registerSharing(in: &migrator)
+        registerShareHorizon(in: &migrator)
         return migrator
     }
 }

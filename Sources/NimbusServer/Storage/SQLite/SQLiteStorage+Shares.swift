@@ -39,7 +39,7 @@ extension SQLiteStorage {
                             INSERT INTO share_participants(zone_id, user_id, container, permission, removed, db_seq, added_at)
                             VALUES (?, ?, ?, ?, 0, ?, ?)
                             ON CONFLICT(zone_id, user_id) DO UPDATE SET permission = excluded.permission, removed = 0,
-                                db_seq = excluded.db_seq, added_at = excluded.added_at
+                                removed_at = NULL, db_seq = excluded.db_seq, added_at = excluded.added_at
                             """,
                         arguments: [state.rowID, userID, zone.database.container, member.permission.rawValue, seq, now])
                     events.append(ChangeEvent(sharedZone: zone, ownerName: ownerName, state: state, participantID: userID, databaseSeq: seq, removed: false))
@@ -48,7 +48,7 @@ extension SQLiteStorage {
                         sql: "UPDATE share_participants SET permission = ? WHERE zone_id = ? AND user_id = ?",
                         arguments: [member.permission.rawValue, state.rowID, userID])
                 case (_?, nil):
-                    events.append(try Self.removeParticipant(db, zone: zone, ownerName: ownerName, state: state, userID: userID))
+                    events.append(try Self.removeParticipant(db, zone: zone, ownerName: ownerName, state: state, userID: userID, now: now))
                 default:
                     break
                 }
@@ -66,7 +66,7 @@ extension SQLiteStorage {
             guard try Row.fetchOne(db, sql: "SELECT 1 FROM shares WHERE zone_id = ?", arguments: [state.rowID]) != nil else {
                 throw StorageErrors.notShared(zone)
             }
-            return try Self.endShare(db, zone: zone, state: state)
+            return try Self.endShare(db, zone: zone, state: state, now: now)
         }
         for event in events { changeFeed.deliver(event) }
     }
@@ -79,7 +79,7 @@ extension SQLiteStorage {
                     arguments: [state.rowID, userID]) != nil
             else { throw StorageErrors.zoneNotFound(zone) }
             return try Self.removeParticipant(
-                db, zone: zone, ownerName: try Self.userName(db, zone.database.ownerID), state: state, userID: userID)
+                db, zone: zone, ownerName: try Self.userName(db, zone.database.ownerID), state: state, userID: userID, now: now)
         }
         changeFeed.deliver(event)
     }
@@ -121,22 +121,25 @@ extension SQLiteStorage {
     }
 
     /// Removes every participant, the share and the zone's shared mark (share deleted, zone deleted).
-    static func endShare(_ db: Database, zone: ZoneKey, state: ZoneState) throws -> [ChangeEvent] {
+    static func endShare(_ db: Database, zone: ZoneKey, state: ZoneState, now: Int64) throws -> [ChangeEvent] {
         let ownerName = try userName(db, zone.database.ownerID)
         let members = try Int64.fetchAll(
             db, sql: "SELECT user_id FROM share_participants WHERE zone_id = ? AND removed = 0 ORDER BY user_id", arguments: [state.rowID])
-        let events = try members.map { try removeParticipant(db, zone: zone, ownerName: ownerName, state: state, userID: $0) }
+        let events = try members.map { try removeParticipant(db, zone: zone, ownerName: ownerName, state: state, userID: $0, now: now) }
         try db.execute(sql: "DELETE FROM shares WHERE zone_id = ?", arguments: [state.rowID])
         try db.execute(sql: "UPDATE zones SET shared = 0 WHERE id = ?", arguments: [state.rowID])
         return events
     }
 
-    /// Marks one membership removed at the next position of the participant's shared database.
-    static func removeParticipant(_ db: Database, zone: ZoneKey, ownerName: String, state: ZoneState, userID: Int64) throws -> ChangeEvent {
+    /// Marks one membership removed at the next position of the participant's shared
+    /// database; the tombstone is purged once older than the tombstone horizon.
+    static func removeParticipant(
+        _ db: Database, zone: ZoneKey, ownerName: String, state: ZoneState, userID: Int64, now: Int64
+    ) throws -> ChangeEvent {
         let seq = try bumpDatabase(db, DatabaseKey(container: zone.database.container, scope: .shared, ownerID: userID))
         try db.execute(
-            sql: "UPDATE share_participants SET removed = 1, db_seq = ? WHERE zone_id = ? AND user_id = ?",
-            arguments: [seq, state.rowID, userID])
+            sql: "UPDATE share_participants SET removed = 1, removed_at = ?, db_seq = ? WHERE zone_id = ? AND user_id = ?",
+            arguments: [now, seq, state.rowID, userID])
         return ChangeEvent(sharedZone: zone, ownerName: ownerName, state: state, participantID: userID, databaseSeq: seq, removed: true)
     }
 

@@ -46,7 +46,7 @@ extension SQLiteStorage {
                     sql: "UPDATE users SET used_bytes = MAX(0, used_bytes - ?) WHERE id = ?",
                     arguments: [released, zone.database.ownerID])
             }
-            let sharedEvents = state.shared ? try Self.endShare(db, zone: zone, state: state) : []
+            let sharedEvents = state.shared ? try Self.endShare(db, zone: zone, state: state, now: now) : []
             return (ChangeEvent(zone: zone, state: state, zoneDeleted: true), sharedEvents)
         }
         changeFeed.deliver(event)
@@ -56,9 +56,10 @@ extension SQLiteStorage {
 
     package func databaseChanges(_ database: DatabaseKey, afterSeq: Int64, limit: Int) async throws -> DatabaseChangesPage {
         try await pool.read { db in
-            let current = try Int64.fetchOne(
-                db, sql: "SELECT seq FROM databases WHERE container = ? AND scope = ? AND owner_id = ?",
-                arguments: [database.container, database.scope.rawValue, database.ownerID]) ?? 0
+            let position = try Row.fetchOne(
+                db, sql: "SELECT seq, purged_seq FROM databases WHERE container = ? AND scope = ? AND owner_id = ?",
+                arguments: [database.container, database.scope.rawValue, database.ownerID])
+            let current: Int64 = position?["seq"] ?? 0
             let rows = database.scope == .shared
                 ? try Self.sharedZoneChanges(db, database, afterSeq: afterSeq, limit: limit + 1)
                 : try Row.fetchAll(
@@ -73,7 +74,7 @@ extension SQLiteStorage {
             let more = rows.count > limit
             let page = rows.prefix(limit)
             let seq = more ? (page.last?.databaseSeq ?? afterSeq) : max(current, afterSeq)
-            return DatabaseChangesPage(zones: Array(page), databaseSeq: seq, moreComing: more)
+            return DatabaseChangesPage(zones: Array(page), databaseSeq: seq, moreComing: more, purgedSeq: position?["purged_seq"] ?? 0)
         }
     }
 
