@@ -55,7 +55,7 @@ extension ManagedObjectContext {
                 object.values = values
                 object.loadedToMany = Set(id.entity.toManyIndexes)
                 object.flags.isInserted = true
-                parent.insertionCounter += 1
+                parent.insertionCounter &+= 1
                 object.insertionSequence = parent.insertionCounter
                 parent.insertedSet.insert(object)
                 parent.insertionOrder.append((object, parent.insertionCounter))

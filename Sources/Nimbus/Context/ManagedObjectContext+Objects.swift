@@ -13,7 +13,7 @@ extension ManagedObjectContext {
         }
         object.managedObjectContext = self
         object.flags.isInserted = true
-        insertionCounter += 1
+        insertionCounter &+= 1
         object.insertionSequence = insertionCounter
         insertedSet.insert(object)
         insertionOrder.append((object, insertionCounter))

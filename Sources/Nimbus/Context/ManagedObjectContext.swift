@@ -60,7 +60,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var insertedSet: Set<ManagedObject> = []
     /// Inserted objects in the order they were inserted, with their insertion sequence
     /// (an entry whose object was inserted again later is stale); saves write rows in this order.
-    @exclusivity(unchecked) var insertionOrder: [(object: ManagedObject, sequence: Int)] = []
+    @exclusivity(unchecked) var insertionOrder: [(object: ManagedObject, sequence: Int32)] = []
     @exclusivity(unchecked) var deletedSet: Set<ManagedObject> = []
     @exclusivity(unchecked) var changedSet: Set<ManagedObject> = []
     /// Deleted objects whose delete rules have been applied.
@@ -69,7 +69,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var lastFaultError: NimbusError?
     /// Stores chosen with ``assign(_:to:)`` for new objects.
     @exclusivity(unchecked) var assignedStores: [ManagedObjectID: String] = [:]
-    @exclusivity(unchecked) var insertionCounter = 0
+    @exclusivity(unchecked) var insertionCounter: Int32 = 0
     /// Called on the context's queue at the end of a save, a merge and
     /// ``processPendingChanges()``; results controllers listen here.
     let changeObservers = Mutex<[ObjectIdentifier: @Sendable () -> Void]>([:])

@@ -15,33 +15,57 @@ import Foundation
 open class ManagedObject {
     /// The entity of the object.
     public var entity: EntityDescription { objectID.entity }
+
+    // Stored state, in an order that packs it (the ID is 21 bytes; the flags and the insertion
+    // sequence fill its padding): a fetch makes hundreds of thousands of these, and memory
+    // touched per object is much of a fetch's time. Objects are confined to their context's
+    // queue, so this state skips the runtime's dynamic exclusivity checks (a thread-local
+    // access set on every read).
+
     /// The object's ID; temporary until saved.
     @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
+    @exclusivity(unchecked) var flags = Flags()
+    /// Order of insertion into the context (stale entries of the context's insertion order
+    /// are recognized by it).
+    @exclusivity(unchecked) var insertionSequence: Int32 = 0
+    /// The context's weak reference to itself, shared by all its objects: objects hold it
+    /// strongly, so no object carries a weak reference of its own.
+    @exclusivity(unchecked) private var contextReference: ContextReference?
+    /// Working values, one per property of the entity (nil while a fault).
+    @exclusivity(unchecked) var values: [PropertyValue]?
+    /// Values as last read from or written to the store (nil for new objects and faults).
+    @exclusivity(unchecked) var committed: RowSnapshot?
+    /// State few objects need (loaded to-many relationships, batch faults); nil until then.
+    @exclusivity(unchecked) private var extras: ObjectExtras?
+
     /// The context the object belongs to, nil once it is removed from it.
     public internal(set) var managedObjectContext: ManagedObjectContext? {
         get { contextReference?.context }
         set { contextReference = newValue?.reference }
     }
-    /// The context's weak reference to itself, shared by all its objects: objects hold it
-    /// strongly, so no object carries a weak reference of its own.
-    @exclusivity(unchecked) private var contextReference: ContextReference?
 
-    // Objects are confined to their context's queue, so the accessors' hot state skips the
-    // runtime's dynamic exclusivity checks (a thread-local access set on every read).
-
-    /// Working values, one per property of the entity (nil while a fault).
-    @exclusivity(unchecked) var values: [PropertyValue]?
-    /// Values as last read from or written to the store (nil for new objects and faults).
-    @exclusivity(unchecked) var committed: RowSnapshot?
     /// Committed destinations of loaded to-many relationships, by property index.
-    @exclusivity(unchecked) var committedToMany: [Int: [ManagedObjectID]] = [:]
+    var committedToMany: [Int: [ManagedObjectID]] {
+        get { extras?.committedToMany ?? [:] }
+        set { if extras != nil || !newValue.isEmpty { madeExtras.committedToMany = newValue } }
+    }
     /// Which to-many relationships are loaded into ``values``.
-    @exclusivity(unchecked) var loadedToMany: Set<Int> = []
-    @exclusivity(unchecked) var flags = Flags()
-    /// Order of insertion into the context, so new rows get keys in the order objects were made.
-    @exclusivity(unchecked) var insertionSequence = 0
+    var loadedToMany: Set<Int> {
+        get { extras?.loadedToMany ?? [] }
+        set { if extras != nil || !newValue.isEmpty { madeExtras.loadedToMany = newValue } }
+    }
     /// For faults from a fetch with a batch size: the group and this object's position.
-    @exclusivity(unchecked) var batch: (group: BatchFaultGroup, position: Int)?
+    var batch: (group: BatchFaultGroup, position: Int)? {
+        get { extras?.batch }
+        set { if extras != nil || newValue != nil { madeExtras.batch = newValue } }
+    }
+
+    private var madeExtras: ObjectExtras {
+        if let extras { return extras }
+        let made = ObjectExtras()
+        extras = made
+        return made
+    }
 
     struct Flags {
         var isInserted = false
@@ -109,4 +133,11 @@ extension ManagedObject: CustomStringConvertible {
     public var description: String {
         "<\(entity.name) \(objectID)\(isFault ? " fault" : "")>"
     }
+}
+
+/// The state of an object that only some objects need.
+final class ObjectExtras {
+    var committedToMany: [Int: [ManagedObjectID]] = [:]
+    var loadedToMany: Set<Int> = []
+    var batch: (group: BatchFaultGroup, position: Int)?
 }
