@@ -60,21 +60,41 @@ enum HistoryStore {
             """).execute(arguments: [number, try string(author, db), try string(process.processName, db), try string(contextName, db),
                                      try string(String(process.processIdentifier), db), Date().timeIntervalSinceReferenceDate])
         var changeNumber = try reserve(HistoryStore.changeEntity, count: changes.count, db) - Int64(changes.count) + 1
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS, ZTOMBSTONE)
-            VALUES (?, 16001, 1, ?, ?, ?, ?, ?, ?)
-            """)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        for change in changes {
-            let columns: DatabaseValue = change.type == .update ? bitmap(change.columns).databaseValue : .null
-            let tombstone: DatabaseValue = change.tombstone.isEmpty ? .null : try encoder.encode(change.tombstone).databaseValue
-            insert.setUncheckedArguments([changeNumber, change.type.rawValue, change.id.entity.entityNumber, change.id.primaryKey,
-                                          number, columns, tombstone])
+        // Rows go in groups of `rowsPerInsert` per statement, bound straight through SQLite's
+        // C API and stepped by GRDB (so its execution hooks still run): a save of many objects
+        // writes one history row per object, and per-statement overhead would dominate.
+        var start = changes.startIndex
+        while start < changes.endIndex {
+            let rows = min(rowsPerInsert, changes.endIndex - start)
+            let insert = try db.cachedStatement(sql: insertChangesSQL(rows: rows))
+            insert.setUncheckedArguments(StatementArguments())
+            let handle = insert.sqliteStatement
+            var position: Int32 = 1
+            for change in changes[start..<start + rows] {
+                SQLiteBinding.bind(.integer(changeNumber), to: handle, at: &position)
+                SQLiteBinding.bind(.integer(Int64(change.type.rawValue)), to: handle, at: &position)
+                SQLiteBinding.bind(.integer(Int64(change.id.entity.entityNumber)), to: handle, at: &position)
+                SQLiteBinding.bind(.integer(change.id.primaryKey), to: handle, at: &position)
+                SQLiteBinding.bind(.integer(number), to: handle, at: &position)
+                SQLiteBinding.bind(change.type == .update ? .data(bitmap(change.columns)) : .null, to: handle, at: &position)
+                SQLiteBinding.bind(change.tombstone.isEmpty ? .null : .data(try encoder.encode(change.tombstone)), to: handle, at: &position)
+                changeNumber += 1
+            }
             try insert.execute()
-            changeNumber += 1
+            start += rows
         }
         return number
+    }
+
+    /// History rows written by one `INSERT` statement (7 parameters each).
+    private static let rowsPerInsert = 64
+
+    /// `INSERT INTO ACHANGE … VALUES (…), (…), …` for `rows` rows.
+    private static func insertChangesSQL(rows: Int) -> String {
+        "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS, ZTOMBSTONE) VALUES "
+            + repeatElement("(?, 16001, 1, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
     }
 
     /// Reserves `count` numbers for a system entity; returns the last.
