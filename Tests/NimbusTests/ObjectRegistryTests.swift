@@ -95,6 +95,26 @@ struct ObjectRegistryTests {
         #expect(registry[ManagedObjectID(entity: entity, storeKey: 1, primaryKey: 1)] == nil)
     }
 
+    @Test("objects the app fetched and dropped are let go at the next save, without asking for registeredObjects")
+    func droppedObjectsGoAtTheNextSave() throws {
+        let stack = try TestStack()
+        let context = stack.newContext()
+        try context.performAndWait { () throws in
+            for index in 0..<3_000 { try context.insert("Post", ["title": "post \(index)"]) }
+            try context.save()
+            context.reset()
+            weak var dropped: ManagedObject?
+            var posts: [ManagedObject]? = try context.all("Post")
+            dropped = posts?[10]
+            #expect(dropped != nil)
+            posts = nil
+            #expect(dropped != nil, "still registered until the context sweeps")
+            try context.insert("Post", ["title": "one more"])
+            try context.save()
+            #expect(dropped == nil, "the save swept objects only the registry held")
+        }
+    }
+
     @Test("a context lets go of unchanged objects the app dropped, keeps changed ones, and keeps all when asked")
     func contextReleasesDroppedObjects() throws {
         let stack = try TestStack()

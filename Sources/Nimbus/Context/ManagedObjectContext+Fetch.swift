@@ -117,6 +117,7 @@ extension ManagedObjectContext {
             // Rows become objects as they are read (the context's queue waits on the read, so
             // the registry is still ours); awakeFromFetch runs after the read has ended.
             var awakened: [ManagedObject] = []
+            registry.sweepIfWorthwhile()
             registry.suspendSweeps()
             defer { registry.resumeSweeps() }
             for store in stores {

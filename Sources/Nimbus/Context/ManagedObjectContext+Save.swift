@@ -188,6 +188,7 @@ extension ManagedObjectContext {
         processedDeletes.removeAll()
         for object in inserted { object.didSave() }
         for object in updated { object.didSave() }
+        registry.sweepIfWorthwhile()
         guard parent == nil else { return }
         persistentStoreCoordinator.rowCache.apply(saved: saved, deleted: deleted.map(\.objectID))
         advanceQueryGeneration()

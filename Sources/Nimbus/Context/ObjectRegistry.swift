@@ -26,6 +26,9 @@ final class ObjectRegistry {
     private(set) var count = 0
     /// The size past which the next registration sweeps released objects out.
     private var sweepThreshold = 1024
+    /// Objects registered since the last sweep: a sweep at a quiet moment (a save, a fetch's
+    /// start) is worth its cost once they are a good part of the table.
+    private var registeredSinceSweep = 0
     /// While positive, registrations don't sweep (a fetch holds every object it registers).
     private var sweepsSuspended = 0
     /// When true, nothing is swept: the context keeps every object it registered.
@@ -102,6 +105,7 @@ final class ObjectRegistry {
         (slots + index).initialize(to: object)
         hashes[index] = hash
         count += 1
+        registeredSinceSweep += 1
         return (object, true)
     }
 
@@ -121,6 +125,7 @@ final class ObjectRegistry {
         hashes[index] = hash
         if !found {
             count += 1
+            registeredSinceSweep += 1
             if count * 2 > capacity { resize(minimumCapacity: count) }
         }
     }
@@ -183,6 +188,15 @@ final class ObjectRegistry {
         (slots, hashes) = Self.allocate(capacity)
         count = 0
         sweepThreshold = 1024
+        registeredSinceSweep = 0
+    }
+
+    /// Sweeps when at least a quarter of the table was registered since the last sweep, so
+    /// objects an app fetched and dropped are let go at the next save or fetch, while a
+    /// large table that barely changes is not swept at every save.
+    func sweepIfWorthwhile() {
+        guard sweepsSuspended == 0, count > 1024, registeredSinceSweep * 4 >= count else { return }
+        sweep()
     }
 
     /// Drops every object nothing but the registry references, then sets the next
@@ -203,6 +217,7 @@ final class ObjectRegistry {
             }
         }
         sweepThreshold = max(1024, (count + extra) * 2)
+        registeredSinceSweep = 0
     }
 
     // MARK: Table upkeep
