@@ -80,18 +80,24 @@ public final class EntityDescription: @unchecked Sendable {
     @exclusivity(unchecked) var propertyKinds: [PropertyKind] = []
     /// Property names in index order, scanned by ``index(ofProperty:)`` for small entities.
     @exclusivity(unchecked) var propertyNames: [String] = []
+    /// The UTF-8 length of each name in ``propertyNames``.
+    @exclusivity(unchecked) var propertyNameLengths: [Int] = []
 
     /// Whether the entity has relationships (so its values can refer to other objects).
     var hasRelationships: Bool { !toOneIndexes.isEmpty || !toManyIndexes.isEmpty }
 
     /// The index of a property by name; nil when the entity has no such property.
     ///
-    /// Small entities scan their names (comparing short names is a 16-byte compare);
-    /// large ones hash.
+    /// Small entities scan their names, comparing only names of the same UTF-8 length (a
+    /// native string knows its length without reading it); large ones hash.
     @inline(__always)
     func index(ofProperty name: String) -> Int? {
-        if propertyNames.count <= 12 { return propertyNames.firstIndex(of: name) }
-        return propertyIndexes[name]
+        guard propertyNames.count <= 12 else { return propertyIndexes[name] }
+        let length = name.utf8.count
+        for index in propertyNameLengths.indices where propertyNameLengths[index] == length && propertyNames[index] == name {
+            return index
+        }
+        return nil
     }
 
     /// Creates an entity from its properties.

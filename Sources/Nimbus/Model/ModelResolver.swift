@@ -77,6 +77,7 @@ enum ModelResolver {
         for entity in entities {
             entity.toManyIndexSet = Set(entity.toManyIndexes)
             entity.propertyNames = entity.properties.map(\.name)
+            entity.propertyNameLengths = entity.propertyNames.map(\.utf8.count)
             entity.propertyKinds = entity.properties.map(PropertyKind.init)
             entity.validatedIndexes = entity.properties.indices.filter { index in
                 switch entity.properties[index] {

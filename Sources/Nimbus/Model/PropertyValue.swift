@@ -111,6 +111,15 @@ extension PropertyValue {
     /// `Decimal`, `String`, `Bool`, `Date`, `Data`, `UUID`, `URL`, or the decoded value of
     /// a transformable attribute. `nil` for ``null``.
     public func anyValue(for type: AttributeType, transformerName: String? = nil) -> Any? {
+        // The common cases first: values stored as the attribute type's own Swift type.
+        switch self {
+        case let .string(string): return string
+        case let .date(date): return date
+        case let .double(double) where type == .double: return double
+        case let .integer(integer) where type == .integer64: return integer
+        case let .bool(bool): return bool
+        default: break
+        }
         switch (self, type) {
         case (.null, _): return nil
         case let (.integer(v), .integer16): return Int16(truncatingIfNeeded: v)
