@@ -43,7 +43,7 @@ extension SQLiteDatabase {
             if wantIDs || history { ids = try fetchIDs(query, db) }
             // Rows are visited in primary-key order (an IN over the matching keys) rather than
             // in the order an index on the condition yields them: far fewer page writes.
-            let sql = "UPDATE \(reader.table) AS t0 SET \(set) WHERE t0.Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)))"
+            let sql = "UPDATE \(reader.table) AS t0 SET \(set) WHERE t0.Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)) ORDER BY t0.Z_PK)"
             try db.execute(sql: sql, arguments: StatementArguments(setArguments + query.arguments))
             result.count = db.changesCount
             if wantIDs { result.objectIDs = ids }
@@ -66,7 +66,7 @@ extension SQLiteDatabase {
             // Fast path: one statement when no relationship needs work and no IDs are needed.
             if case let .query(query) = target, !wantIDs, !history, !needsRelationshipWork(query.entity) {
                 let reader = reader(for: query.entity)
-                let sql = "DELETE FROM \(reader.table) WHERE Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)))"
+                let sql = "DELETE FROM \(reader.table) WHERE Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)) ORDER BY t0.Z_PK)"
                 try db.execute(sql: sql, arguments: StatementArguments(query.arguments))
                 return BatchResult(status: true, count: db.changesCount)
             }
