@@ -17,6 +17,8 @@ struct EntityReader: Sendable {
     let table: String
     /// `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.<every column of the table>`.
     let selectList: String
+    /// One row by primary key (a fault fired): built once, not per fault.
+    let selectByKeySQL: String
     /// By entity number (nil for entities outside the hierarchy): an array, since a
     /// dictionary lookup per row showed in profiles.
     private let plans: [[PropertyRead]?]
@@ -29,6 +31,7 @@ struct EntityReader: Sendable {
         table = mapping.table
         let tableColumns = schema.tables.first { $0.name == mapping.table }!.columns.map(\.name)
         selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + tableColumns).map { "t0." + $0 }.joined(separator: ", ")
+        selectByKeySQL = "SELECT \(selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK = ?"
         var positions: [String: Int] = [:]
         for (i, name) in (["Z_PK", "Z_ENT", "Z_OPT"] + tableColumns).enumerated() { positions[name] = i }
         columnPositions = positions

@@ -78,10 +78,11 @@ extension SQLiteDatabase {
     /// One row's snapshot, or nil when the row does not exist.
     func snapshot(for id: ManagedObjectID, _ db: Database) throws -> RowSnapshot? {
         let reader = reader(for: id.entity.rootEntity)
-        let statement = try db.cachedStatement(sql: "SELECT \(reader.selectList) FROM \(reader.table) t0 WHERE t0.Z_PK = ?")
-        let cursor = try Row.fetchCursor(statement, arguments: [id.primaryKey])
-        guard try cursor.next() != nil else { return nil }
-        return reader.read(statement: statement.sqliteStatement, storeKey: storeKey, model: model)?.1
+        let statement = try db.cachedStatement(sql: reader.selectByKeySQL)
+        let cursor = try Int64.fetchCursor(statement, arguments: [id.primaryKey])
+        guard let primaryKey = try cursor.next() else { return nil }
+        var decoder = RowDecoder(reader: reader, storeKey: storeKey, model: model)
+        return decoder.read(statement.sqliteStatement, primaryKey: primaryKey)?.1
     }
 
     /// Snapshots of many rows of one hierarchy, by primary key.
