@@ -43,7 +43,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public var shouldDeleteInaccessibleFaults = true
     /// When true, the context keeps every object it registers until ``reset()``; when false
     /// (the default) objects the app no longer references, and that have no unsaved
-    /// changes, are let go.
+    /// changes, are let go (at the context's next sweep: a save or fetch after many
+    /// registrations, or ``registeredObjects``).
+    ///
+    /// For example, to keep fetched objects (and their loaded values) around for a cache:
+    ///
+    /// ```swift
+    /// context.retainsRegisteredObjects = true
+    /// _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag"))
+    /// ```
     public var retainsRegisteredObjects: Bool {
         get { registry.retainsObjects }
         set { registry.retainsObjects = newValue }
