@@ -10,21 +10,9 @@ struct ObjectRegistryTests {
         EntityDescription("Tag") { AttributeDescription("name", .string) }
     }
 
-    /// A reproducible generator, so a failure can be replayed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test("random registrations, removals and ID changes agree with a dictionary", arguments: [1, 2, 3])
     func agreesWithDictionary(seed: UInt64) throws {
-        var random = Generator(state: seed)
+        var random = SeededGenerator(seed: seed)
         let entities = [try Self.model.entity(named: "Post"), try Self.model.entity(named: "Tag")]
         let registry = ObjectRegistry()
         registry.retainsObjects = true

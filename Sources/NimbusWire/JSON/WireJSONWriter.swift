@@ -42,14 +42,80 @@ package struct WireJSONWriter: Sendable {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    /// Writes `"key":`, preceded by a comma unless it is the object's first key.
+    /// Writes `"key":`, preceded by a comma unless it is the object's first key (the object
+    /// was just opened, so the last byte written is its `{`: no value ends with one).
     @inline(__always)
-    package mutating func key(_ key: StaticString, first: inout Bool) {
-        if first { first = false } else { bytes.append(UInt8(ascii: ",")) }
+    package mutating func key(_ key: StaticString) {
+        if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
         bytes.append(UInt8(ascii: "\""))
         raw(key)
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Writes `{`, the members `body` writes (keys in sorted order), and `}`.
+    ///
+    /// For example:
+    /// ```swift
+    /// try writer.object { writer in
+    ///     writer.member("device", device)
+    ///     writer.member("time", time)
+    /// }
+    /// ```
+    @inline(__always)
+    package mutating func object(_ body: (inout WireJSONWriter) throws -> Void) rethrows {
+        bytes.append(UInt8(ascii: "{"))
+        try body(&self)
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    // MARK: Members
+
+    /// Writes a string member.
+    package mutating func member(_ key: StaticString, _ value: String) {
+        self.key(key)
+        string(value)
+    }
+
+    /// Writes an integer member.
+    package mutating func member(_ key: StaticString, _ value: Int64) {
+        self.key(key)
+        int(value)
+    }
+
+    /// Writes a Boolean member.
+    package mutating func member(_ key: StaticString, _ value: Bool) {
+        self.key(key)
+        bool(value)
+    }
+
+    /// Writes a member whose value writes its own JSON.
+    package mutating func member(_ key: StaticString, _ value: some WireJSONWritable) throws {
+        self.key(key)
+        try value.write(to: &self)
+    }
+
+    /// Writes an array member.
+    package mutating func member<Element: WireJSONWritable>(_ key: StaticString, _ elements: [Element]) throws {
+        self.key(key)
+        try array(elements)
+    }
+
+    /// Writes a string member unless the value is nil (as `Encodable` leaves nil optionals out).
+    package mutating func member(_ key: StaticString, ifPresent value: String?) {
+        if let value { member(key, value) }
+    }
+
+    /// Writes a member unless the value is nil (as `Encodable` leaves nil optionals out).
+    package mutating func member(_ key: StaticString, ifPresent value: (some WireJSONWritable)?) throws {
+        if let value { try member(key, value) }
+    }
+
+    /// Writes a member through `JSONEncoder` unless the value is nil.
+    package mutating func member(_ key: StaticString, encoding value: (some Encodable)?) throws {
+        guard let value else { return }
+        self.key(key)
+        try encodable(value)
     }
 
     /// Writes a quoted string, escaped as `JSONEncoder` escapes it (including `\/`).
