@@ -2,13 +2,6 @@ import Foundation
 import GRDB
 
 extension SQLiteDatabase {
-    /// Rows as IDs with snapshots.
-    func fetchSnapshots(_ query: SelectQuery, _ db: Database) throws -> [(ManagedObjectID, RowSnapshot)] {
-        var result: [(ManagedObjectID, RowSnapshot)] = []
-        try forEachSnapshot(query, db) { id, snapshot in result.append((id, snapshot)) }
-        return result
-    }
-
     /// Reads matching rows and hands each to `body` as soon as it is read, so a caller that
     /// turns rows into objects touches each row's memory once, while it is still in cache.
     func forEachSnapshot(_ query: SelectQuery, _ db: Database, _ body: (ManagedObjectID, RowSnapshot) throws -> Void) throws {
