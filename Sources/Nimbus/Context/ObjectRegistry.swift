@@ -33,6 +33,8 @@ final class ObjectRegistry {
     private var sweepsSuspended = 0
     /// When true, nothing is swept: the context keeps every object it registered.
     var retainsObjects = false
+    /// Changes whenever slots change, so a probe's result is known to be still valid.
+    private var version = 0
 
     private static let initialCapacity = 16
 
@@ -97,8 +99,9 @@ final class ObjectRegistry {
     func object(for id: ManagedObjectID, orRegister make: () -> ManagedObject) -> (object: ManagedObject, isNew: Bool) {
         let (index, found, hash) = slot(for: id)
         if found { return (slots[index], false) }
-        let object = make()
-        if (count >= sweepThreshold && sweepsSuspended == 0) || (count + 1) * 2 > capacity || object.objectID != id {
+        let probed = version
+        let object = make()  // (an initializer may itself register objects: then probe again)
+        if version != probed || (count >= sweepThreshold && sweepsSuspended == 0) || (count + 1) * 2 > capacity || object.objectID != id {
             register(object)
             return (object, true)
         }
@@ -106,6 +109,7 @@ final class ObjectRegistry {
         hashes[index] = hash
         count += 1
         registeredSinceSweep += 1
+        version &+= 1
         return (object, true)
     }
 
@@ -123,6 +127,7 @@ final class ObjectRegistry {
         let (index, found, hash) = slot(for: object.objectID)
         if found { slots[index] = object } else { (slots + index).initialize(to: object) }
         hashes[index] = hash
+        version &+= 1
         if !found {
             count += 1
             registeredSinceSweep += 1
@@ -186,6 +191,7 @@ final class ObjectRegistry {
         capacity = Self.initialCapacity
         shift = UInt64(64 - capacity.trailingZeroBitCount)
         (slots, hashes) = Self.allocate(capacity)
+        version &+= 1
         count = 0
         sweepThreshold = 1024
         registeredSinceSweep = 0
@@ -232,6 +238,7 @@ final class ObjectRegistry {
     /// Empties a slot, moving later objects of the probe run back (no tombstones).
     private func removeSlot(at removed: Int) {
         let mask = capacity - 1
+        version &+= 1
         (slots + removed).deinitialize(count: 1)
         hashes[removed] = 0
         count -= 1
@@ -260,6 +267,7 @@ final class ObjectRegistry {
     /// Moves every object into a new table of `newCapacity` slots (hashing the IDs again
     /// when they changed).
     private func rehash(capacity newCapacity: Int, rehashingKeys: Bool = false) {
+        version &+= 1
         let (oldSlots, oldHashes, oldCapacity) = (slots, hashes, capacity)
         capacity = newCapacity
         shift = UInt64(64 - newCapacity.trailingZeroBitCount)
