@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Nimbus", targets: ["Nimbus"]),
         .library(name: "NimbusWire", targets: ["NimbusWire"]),
+        .library(name: "NimbusCloud", targets: ["NimbusCloud"]),
         .library(name: "NimbusServer", targets: ["NimbusServer"]),
         .library(name: "NimbusTesting", targets: ["NimbusTesting"]),
         .executable(name: "nimbus", targets: ["nimbus"]),
@@ -41,6 +42,21 @@ let package = Package(
         .target(name: "NimbusTesting", dependencies: ["Nimbus"]),
         // The sync protocol's Codable types; no I/O.
         .target(name: "NimbusWire"),
+        // The mirroring engine: CloudContainer, record mapping, export/import, scheduler, transports.
+        .target(
+            name: "NimbusCloud",
+            dependencies: [
+                "Nimbus",
+                "NimbusWire",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
+        ),
         // The sync server: HTTP + WebSocket API, storage backends, push.
         .target(
             name: "NimbusServer",
@@ -66,6 +82,7 @@ let package = Package(
             name: "nimbus",
             dependencies: [
                 "Nimbus",
+                "NimbusCloud",
                 "NimbusServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -74,6 +91,11 @@ let package = Package(
         // A process that saves in a loop until killed, for the crash-durability test.
         .executableTarget(name: "DurabilityWorker", dependencies: ["Nimbus", "NimbusTesting"], path: "Tests/DurabilityWorker"),
         .testTarget(name: "NimbusCLITests", dependencies: ["nimbus"]),
+        .testTarget(
+            name: "NimbusCloudTests",
+            dependencies: ["NimbusCloud", "NimbusServer", "NimbusWire", "Nimbus", "NimbusTesting", "nimbus",
+                           .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "NimbusWireTests", dependencies: ["NimbusWire"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "NimbusServerTests",

@@ -39,7 +39,9 @@ extension ManagedObjectContext {
         var versions: [ManagedObjectID: Int64] = [:]
         for var plan in plans.sorted(by: { $0.store.identifier < $1.store.identifier }) where !plan.request.isEmpty {
             plan.request.resolvesReferences = resolvesReferences
-            let result = try plan.store.database.save(plan.request, hooks: plan.store.saveHooks)
+            var hooks = plan.store.saveHooks
+            if let work = pendingTransactionWork, work.store === plan.store { hooks.append(work.hook) }
+            let result = try plan.store.database.save(plan.request, hooks: hooks)
             newIDs.reserveCapacity(newIDs.count + result.insertedIDs.count)
             for (object, id) in zip(plan.insertedObjects, result.insertedIDs) where object.objectID.isTemporaryID {
                 newIDs.append((object, id))

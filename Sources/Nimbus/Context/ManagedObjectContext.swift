@@ -91,6 +91,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public let parent: ManagedObjectContext?
     /// Nested contexts of this one, told when this context's saves make IDs permanent.
     var children: [WeakContextReference] = []
+    /// Work a sync layer runs inside the next save's transaction for one store.
+    var pendingTransactionWork: (store: PersistentStore, hook: TransactionWorkHook)?
     /// Permanent IDs of objects this context saved while they had temporary ones.
     @exclusivity(unchecked) var permanentIDsForTemporary: [ManagedObjectID: ManagedObjectID] = [:]
 

@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+import struct NimbusWire.Record
+import Nimbus
+import NimbusWire
+
+/// Reads the store's persistent history since the capture cursor and records, per object,
+/// which fields changed and when (the coalesced outbox), every deletion, and every
+/// many-to-many membership change. Transactions by the importer's author are skipped: what
+/// came from the cloud does not go back.
+///
+/// Runs in one write transaction: the outbox, the clock and the cursor move together, and
+/// the cursor is registered as a history consumer so that a purge never passes it.
+struct ChangeCapture {
+    let store: PersistentStore
+    let mirrored: MirroredModel
+    let importAuthor: String
+    let deviceID: String
+
+    static let consumerName = "NimbusCloud.exporter"
+
+    /// Captures everything after the cursor; returns how many changes were captured.
+    @discardableResult
+    func capture(_ db: Database) throws -> Int {
+        let last = try store.lastHistoryTransaction(db)
+        guard let cursor = Int64.fromDatabaseValue(try SyncMetadata.state(.historyCursor, db)) else {
+            // First setup: everything already in the store is new to the cloud.
+            let count = try seed(at: Date(), db)
+            try advance(to: last, db)
+            return count
+        }
+        guard cursor < last else { return 0 }
+        var clock = try HybridLogicalClock.load(db)
+        var count = 0
+        for transaction in try store.historyTransactions(after: cursor, db) where transaction.author != importAuthor {
+            let stamp = HLCStamp(time: clock.tick(at: transaction.timestamp), device: deviceID)
+            for change in transaction.changes ?? [] {
+                try record(change, stamp: stamp, db)
+                count += 1
+            }
+        }
+        try clock.save(db)
+        try advance(to: last, db)
+        return count
+    }
+
+    private func advance(to transaction: Int64, _ db: Database) throws {
+        try SyncMetadata.setState(.historyCursor, transaction, db)
+        try store.setHistoryConsumer(Self.consumerName, at: transaction, db)
+    }
+
+    /// Marks every stored object of a mirrored entity as new, with its memberships.
+    func seed(at date: Date, _ db: Database) throws -> Int {
+        var clock = try HybridLogicalClock.load(db)
+        let stamp = HLCStamp(time: clock.tick(at: date), device: deviceID)
+        try clock.save(db)
+        var count = 0
+        for root in Set(mirrored.entities.map { ObjectIdentifier($0.rootEntity) }) {
+            guard let entity = mirrored.entities.first(where: { ObjectIdentifier($0.rootEntity) == root })?.rootEntity else { continue }
+            for id in try store.allObjectIDs(inHierarchyOf: entity, db) where mirrored.roles[id.entity.name] != nil {
+                try recordInsert(id, stamp: stamp, db)
+                count += 1
+            }
+        }
+        return count
+    }
+
+    private func record(_ change: PersistentHistoryChange, stamp: HLCStamp, _ db: Database) throws {
+        let id = change.changedObjectID
+        guard let roles = mirrored.roles[id.entity.name] else { return }
+        switch change.changeType {
+        case .insert:
+            try recordInsert(id, stamp: stamp, db)
+        case .update:
+            var fields: [String: HLCStamp] = [:]
+            for name in change.updatedProperties ?? [] {
+                switch roles[name] {
+                case .attribute?, .toOne?: fields[name] = stamp
+                case let .manyToMany(key, isFirst)?: try recordMembership(of: id, relationship: name, key: key, isFirst: isFirst, stamp: stamp, db)
+                case .carriedByInverse?, nil: continue
+                }
+            }
+            if !fields.isEmpty {
+                try SyncMetadata.addPendingFields(fields, entity: id.entity.entityNumber, primaryKey: id.primaryKey, db)
+            }
+        case .delete:
+            try recordDeletion(id, stamp: stamp, db)
+        }
+    }
+
+    private func recordInsert(_ id: ManagedObjectID, stamp: HLCStamp, _ db: Database) throws {
+        guard let roles = mirrored.roles[id.entity.name] else { return }
+        var fields: [String: HLCStamp] = [PendingFields.entityKey: stamp]
+        for (name, role) in roles {
+            switch role {
+            case .attribute, .toOne: fields[name] = stamp
+            case let .manyToMany(key, isFirst): try recordMembership(of: id, relationship: name, key: key, isFirst: isFirst, stamp: stamp, db)
+            case .carriedByInverse: continue
+            }
+        }
+        try SyncMetadata.addPendingFields(fields, entity: id.entity.entityNumber, primaryKey: id.primaryKey, db)
+    }
+
+    private func recordDeletion(_ id: ManagedObjectID, stamp: HLCStamp, _ db: Database) throws {
+        let entity = id.entity.entityNumber
+        if let row = try SyncMetadata.record(entity: entity, primaryKey: id.primaryKey, db) {
+            try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDDELETION (ZRECORDNAME, ZENTITY, ZTIME, ZDEVICE) VALUES (?, ?, ?, ?)",
+                           arguments: [row.recordName, entity, stamp.time, stamp.device])
+            try SyncMetadata.removeRecord(named: row.recordName, db)
+        }
+        try SyncMetadata.setPendingFields([:], entity: entity, primaryKey: id.primaryKey, db)
+        try db.execute(sql: """
+            DELETE FROM ANIMBUSCLOUDLINK WHERE (ZFIRSTENTITY = ?1 AND ZFIRSTPK = ?2) OR (ZSECONDENTITY = ?1 AND ZSECONDPK = ?2)
+            """, arguments: [entity, id.primaryKey])
+    }
+
+    /// Compares a many-to-many relationship's members with the memberships on record and
+    /// records each addition and removal (pending until the server confirms it).
+    private func recordMembership(of id: ManagedObjectID, relationship: String, key: String, isFirst: Bool,
+                                  stamp: HLCStamp, _ db: Database) throws {
+        let current = Set(try store.destinations(of: id, relationship: relationship, db).map { ObjectKey($0) })
+        let this = ObjectKey(id)
+        let (mine, theirs) = isFirst ? ("ZFIRST", "ZSECOND") : ("ZSECOND", "ZFIRST")
+        var linked: Set<ObjectKey> = []
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT \(theirs)ENTITY, \(theirs)PK FROM ANIMBUSCLOUDLINK
+            WHERE ZRELATIONSHIP = ? AND \(mine)ENTITY = ? AND \(mine)PK = ? AND ZLINKED = 1
+            """, arguments: [key, this.entity, this.primaryKey])
+        for row in rows { linked.insert(ObjectKey(entity: row[0], primaryKey: row[1])) }
+        for added in current.subtracting(linked) {
+            try LinkRow.set(key: key, first: isFirst ? this : added, second: isFirst ? added : this,
+                            linked: true, stamp: stamp, pending: true, db)
+        }
+        for removed in linked.subtracting(current) {
+            try LinkRow.set(key: key, first: isFirst ? this : removed, second: isFirst ? removed : this,
+                            linked: false, stamp: stamp, pending: true, db)
+        }
+    }
+}
+
+/// An object's key in metadata tables: its entity number and primary key.
+struct ObjectKey: Hashable, Sendable {
+    var entity: Int
+    var primaryKey: Int64
+
+    init(entity: Int, primaryKey: Int64) {
+        self.entity = entity
+        self.primaryKey = primaryKey
+    }
+
+    init(_ id: ManagedObjectID) {
+        self.init(entity: id.entity.entityNumber, primaryKey: id.primaryKey)
+    }
+}
+
+/// Keys with a special meaning in an object's pending fields.
+enum PendingFields {
+    /// The record's existence and `CD_entityName` (set when the object was inserted).
+    static let entityKey = "@entity"
+}
+
+/// One many-to-many membership in `ANIMBUSCLOUDLINK`.
+enum LinkRow {
+    static func set(key: String, first: ObjectKey, second: ObjectKey, linked: Bool, stamp: HLCStamp, pending: Bool, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO ANIMBUSCLOUDLINK (ZRELATIONSHIP, ZFIRSTENTITY, ZFIRSTPK, ZSECONDENTITY, ZSECONDPK,
+                ZLINKED, ZTIME, ZDEVICE, ZPENDING) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [key, first.entity, first.primaryKey, second.entity, second.primaryKey, linked, stamp.time, stamp.device, pending])
+    }
+}

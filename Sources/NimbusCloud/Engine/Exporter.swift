@@ -1,0 +1,223 @@
+import Foundation
+import GRDB
+import struct NimbusWire.Record
+import Logging
+import Nimbus
+import NimbusWire
+
+/// Sends what was saved locally: captures history into the outbox, builds records from the
+/// current rows (parents first, deletions children first, memberships as `CDMR` records),
+/// uploads their assets, sends batches within the server's limits (halving on
+/// `limitExceeded`) and records each confirmation in the store file.
+///
+/// Nothing is dropped on an error: an item the server refused stays pending with its
+/// attempt count raised, and the error reaches the caller.
+struct Exporter: Sendable {
+    let mirror: StoreMirror
+
+    /// What one export did.
+    struct Outcome: Sendable {
+        var sent = 0
+        var confirmed = 0
+        /// Records the server holds as deleted: the importer removes them locally.
+        var deletedOnServer: [String] = []
+        var itemErrors: [CloudError] = []
+    }
+
+    /// Exports until nothing is pending or an item keeps failing; returns what happened.
+    func run(progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Outcome {
+        var outcome = Outcome()
+        var rounds = 0
+        while true {
+            rounds += 1
+            let plan = try await prepare(limit: 400)
+            if plan.isEmpty { break }
+            for (checksum, data) in plan.assets {
+                let reference = try await mirror.transport.uploadAsset(data)
+                guard reference.checksum == checksum else {
+                    throw CloudError(.server, "the server stored asset \(checksum) as \(reference.checksum)")
+                }
+            }
+            var maximumItems = ModifyRecordsRequest.maximumItems
+            var pendingBatches = plan.batches(maximumItems: maximumItems, maximumBytes: ModifyRecordsRequest.maximumBodyBytes * 9 / 10)
+            var failedThisRound = 0
+            while !pendingBatches.isEmpty {
+                let batch = pendingBatches.removeFirst()
+                let response: ModifyRecordsResponse
+                do {
+                    response = try await mirror.transport.modify(batch, in: mirror.zoneID)
+                } catch let error as CloudError where error.code == .limitExceeded && batch.saves.count + batch.deletions.count > 1 {
+                    // Halve and try again.
+                    maximumItems = max(1, (batch.saves.count + batch.deletions.count) / 2)
+                    mirror.log.info("export batch of \(batch.saves.count + batch.deletions.count) over the server's limit; halving")
+                    var halves = ExportPlan()
+                    halves.saves = batch.saves
+                    halves.deletions = batch.deletions
+                    pendingBatches.insert(contentsOf: halves.batches(maximumItems: maximumItems, maximumBytes: .max), at: 0)
+                    continue
+                }
+                outcome.sent += batch.saves.count + batch.deletions.count
+                let recorded = try record(response, plan: plan)
+                outcome.confirmed += recorded.confirmed
+                outcome.deletedOnServer += recorded.deletedOnServer
+                outcome.itemErrors += recorded.errors
+                failedThisRound += recorded.errors.count
+                progress(outcome.sent, outcome.sent + pendingBatches.reduce(0) { $0 + $1.saves.count + $1.deletions.count })
+            }
+            // Items that failed stay pending; don't spin on them within one run.
+            if failedThisRound > 0 || rounds > 10_000 { break }
+        }
+        return outcome
+    }
+
+    // MARK: Planning
+
+    /// Captures history, reads what is pending, names new records and builds the batch.
+    func prepare(limit: Int) async throws -> ExportPlan {
+        let mirror = self.mirror
+        let work = try mirror.store.writeTransaction { db -> PendingWork in
+            try mirror.capture.capture(db)
+            return try PendingWork.read(store: mirror.store, limit: limit, depth: mirror.depth, db)
+        }
+        if work.isEmpty { return ExportPlan() }
+        let context = mirror.exportContext
+        return try await context.perform {
+            defer { context.reset() }
+            return try Self.build(work, mirror: mirror, context: context)
+        }
+    }
+
+    private static func build(_ work: PendingWork, mirror: StoreMirror, context: ManagedObjectContext) throws -> ExportPlan {
+        var plan = ExportPlan()
+        var names: [ManagedObjectID: String] = [:]
+        var newNames: [(ObjectKey, String)] = []
+        var objects: [(PendingWork.Object, ManagedObject)] = []
+        // Known names, then names for objects (and their to-one destinations) that have none.
+        let known = try mirror.store.readTransaction { db -> [ManagedObjectID: String] in
+            var known: [ManagedObjectID: String] = [:]
+            for object in work.objects { if let name = object.recordName { known[object.id] = name } }
+            return known
+        }
+        names = known
+        func name(for id: ManagedObjectID, object: ManagedObject?) throws -> String? {
+            if let name = names[id] { return name }
+            if let row = try mirror.store.readTransaction({ db in try SyncMetadata.record(entity: id.entity.entityNumber, primaryKey: id.primaryKey, db) }) {
+                names[id] = row.recordName
+                return row.recordName
+            }
+            guard let object = try object ?? (try? context.existingObject(with: id)) else { return nil }
+            var values: [String: PropertyValue] = [:]
+            for key in id.entity.rootEntity.uniquenessConstraints.first ?? [] { values[key] = object.primitiveValue(forKey: key) ?? .null }
+            let name = RecordNames.uniqueName(entity: id.entity, values: values) ?? RecordNames.random()
+            names[id] = name
+            newNames.append((ObjectKey(id), name))
+            return name
+        }
+        for pending in work.objects {
+            guard let object = try? context.existingObject(with: pending.id) else { continue }   // deleted: captured next round
+            _ = try name(for: pending.id, object: object)
+            for (property, _) in pending.fields {
+                if case .toOne? = mirror.mirrored.role(of: property, in: object.entity),
+                   let destination = object.value(forKey: property) as? ManagedObject {
+                    _ = try name(for: destination.objectID, object: destination)
+                }
+            }
+            objects.append((pending, object))
+        }
+        var links: [(PendingWork.Link, String, String)] = []
+        for link in work.links {
+            guard let first = try name(for: link.first, object: nil), let second = try name(for: link.second, object: nil) else {
+                // An end is gone: its deletion covers the membership.
+                try mirror.store.writeTransaction { db in
+                    try db.execute(sql: """
+                        DELETE FROM ANIMBUSCLOUDLINK WHERE ZRELATIONSHIP = ? AND ZFIRSTENTITY = ? AND ZFIRSTPK = ? AND ZSECONDENTITY = ? AND ZSECONDPK = ?
+                        """, arguments: [link.key, link.first.entity.entityNumber, link.first.primaryKey, link.second.entity.entityNumber, link.second.primaryKey])
+                }
+                continue
+            }
+            links.append((link, first, second))
+        }
+        if !newNames.isEmpty {
+            try mirror.store.writeTransaction { db in
+                for (key, name) in newNames {
+                    if let existing = try SyncMetadata.record(named: name, db), existing.entity != key.entity || existing.primaryKey != key.primaryKey {
+                        throw CloudError(.server, "record \(name) is already mapped to another object: the store holds two objects with one unique key")
+                    }
+                    try db.execute(sql: "INSERT OR IGNORE INTO ANIMBUSCLOUDRECORD (ZENTITY, ZPK, ZRECORDNAME) VALUES (?, ?, ?)",
+                                   arguments: [key.entity, key.primaryKey, name])
+                }
+            }
+        }
+        let builder = RecordBuilder(mirrored: mirror.mirrored)
+        for (pending, object) in objects {
+            guard let recordName = names[pending.id] else { continue }
+            let outgoing = try builder.record(for: object, name: recordName, pending: pending.fields) { names[$0] }
+            plan.saves.append(outgoing.record)
+            plan.assets.merge(outgoing.assets) { a, _ in a }
+            plan.items[recordName] = .object(ObjectKey(pending.id), sent: outgoing.sentStamps)
+        }
+        for (link, first, second) in links {
+            let record = RecordBuilder.linkRecord(key: link.key, first: (link.first.entity.name, first),
+                                                  second: (link.second.entity.name, second), linked: link.linked, stamp: link.stamp)
+            plan.saves.append(record)
+            plan.items[record.recordName] = .link(key: link.key, first: ObjectKey(link.first), second: ObjectKey(link.second), stamp: link.stamp)
+        }
+        for deletion in work.deletions {
+            plan.deletions.append(RecordDeletion(recordName: deletion.name, stamp: deletion.stamp))
+            plan.items[deletion.name] = .deletion
+        }
+        return plan
+    }
+
+    // MARK: Recording the answer
+
+    private func record(_ response: ModifyRecordsResponse, plan: ExportPlan) throws -> (confirmed: Int, deletedOnServer: [String], errors: [CloudError]) {
+        try mirror.store.writeTransaction { db in
+            var confirmed = 0
+            var deletedOnServer: [String] = []
+            var errors: [CloudError] = []
+            for result in response.results {
+                guard let item = plan.items[result.recordName] else { continue }
+                switch (result.status, item) {
+                case let (.saved, .object(key, sent)):
+                    if let record = result.record { try Ancestor.merge(record, fields: Set(sent.keys), db) }
+                    var pending = try SyncMetadata.pendingFields(entity: key.entity, primaryKey: key.primaryKey, db) ?? [:]
+                    for (field, stamp) in sent where pending[field].map({ $0 <= stamp }) ?? false { pending[field] = nil }
+                    try SyncMetadata.setPendingFields(pending, entity: key.entity, primaryKey: key.primaryKey, db)
+                    confirmed += 1
+                case let (.saved, .link(key, first, second, stamp)):
+                    try db.execute(sql: """
+                        UPDATE ANIMBUSCLOUDLINK SET ZPENDING = 0 WHERE ZRELATIONSHIP = ? AND ZFIRSTENTITY = ? AND ZFIRSTPK = ?
+                        AND ZSECONDENTITY = ? AND ZSECONDPK = ? AND ZTIME = ? AND ZDEVICE = ?
+                        """, arguments: [key, first.entity, first.primaryKey, second.entity, second.primaryKey, stamp.time, stamp.device])
+                    confirmed += 1
+                case (.deleted, _):
+                    try db.execute(sql: "DELETE FROM ANIMBUSCLOUDDELETION WHERE ZRECORDNAME = ?", arguments: [result.recordName])
+                    confirmed += 1
+                case (.failed, _):
+                    let error = result.error
+                    if error?.code == .unknownItem {
+                        // The record is a tombstone on the server: deletion wins.
+                        if case .link(let key, let first, let second, _) = item {
+                            try db.execute(sql: """
+                                DELETE FROM ANIMBUSCLOUDLINK WHERE ZRELATIONSHIP = ? AND ZFIRSTENTITY = ? AND ZFIRSTPK = ? AND ZSECONDENTITY = ? AND ZSECONDPK = ?
+                                """, arguments: [key, first.entity, first.primaryKey, second.entity, second.primaryKey])
+                        } else {
+                            deletedOnServer.append(result.recordName)
+                        }
+                        continue
+                    }
+                    if case let .object(key, _) = item {
+                        try db.execute(sql: "UPDATE ANIMBUSCLOUDPENDING SET ZATTEMPTS = ZATTEMPTS + 1 WHERE ZENTITY = ? AND ZPK = ?",
+                                       arguments: [key.entity, key.primaryKey])
+                    }
+                    let wire = WireError(error?.code ?? .internalError, "record \(result.recordName): \(error?.message ?? "failed")")
+                    errors.append(CloudError(wire))
+                default:
+                    continue
+                }
+            }
+            return (confirmed, deletedOnServer, errors)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import GRDB
+import struct NimbusWire.Record
+import Nimbus
+import NimbusWire
+
+/// Fetches the zone's changes since the stored token, page by page, and applies each page
+/// in one transaction that also stores the page's token: a crash between pages resumes at
+/// the last applied page, and a page applied twice changes nothing.
+///
+/// An expired token refetches the whole zone; objects the server no longer has (their
+/// tombstones were purged while this device was away) are removed at the end.
+struct Importer: Sendable {
+    let mirror: StoreMirror
+    /// Records per page.
+    var pageSize = 400
+
+    struct Outcome: Sendable {
+        var pages = 0
+        var applied = 0
+        var deleted = 0
+        var parked = 0
+        var conflicts = 0
+    }
+
+    func run(progress: @Sendable (Int) -> Void = { _ in }) async throws -> Outcome {
+        var outcome = Outcome()
+        while true {
+            let (token, refetching) = try mirror.store.readTransaction { db in
+                (String.fromDatabaseValue(try SyncMetadata.state(.zoneToken, db)).map(ChangeToken.init(rawValue:)),
+                 Bool.fromDatabaseValue(try SyncMetadata.state(.refetching, db)) ?? false)
+            }
+            let page: FetchZoneChangesResponse
+            do {
+                page = try await mirror.transport.fetchChanges(FetchZoneChangesRequest(since: token, limit: pageSize), in: mirror.zoneID)
+            } catch let error as CloudError where error.code == .changeTokenExpired {
+                mirror.log.notice("the zone's change token expired; fetching the whole zone again")
+                try mirror.store.writeTransaction { db in
+                    try SyncMetadata.setState(.zoneToken, nil, db)
+                    try SyncMetadata.setState(.refetching, true, db)
+                    try db.execute(sql: "CREATE TABLE IF NOT EXISTS ANIMBUSCLOUDSEEN (ZRECORDNAME TEXT PRIMARY KEY)")
+                    try db.execute(sql: "DELETE FROM ANIMBUSCLOUDSEEN")
+                }
+                continue
+            }
+            let stats = try await apply(page.records, deletions: page.deletions, token: page.changeToken, recordSeen: refetching)
+            outcome.pages += 1
+            outcome.applied += stats.applied
+            outcome.deleted += stats.deleted
+            outcome.parked = stats.parked
+            outcome.conflicts += stats.conflicts
+            progress(outcome.applied + outcome.deleted)
+            if !page.moreComing {
+                if refetching { outcome.deleted += try await removeVanished() }
+                break
+            }
+        }
+        return outcome
+    }
+
+    /// Applies records and deletions in one transaction (again, if a local save slipped in).
+    func apply(_ records: [Record], deletions: [DeletedRecord], token: ChangeToken?, recordSeen: Bool = false) async throws -> PageApplier.Stats {
+        var assets: [String: Data] = [:]
+        for record in records {
+            for reference in record.assetReferences where assets[reference.checksum] == nil {
+                assets[reference.checksum] = try await mirror.transport.downloadAsset(reference)
+            }
+        }
+        let mirror = self.mirror
+        let context = mirror.importContext
+        let applier = PageApplier(mirror: mirror, context: context, assets: assets)
+        let finalAssets = assets
+        _ = finalAssets
+        for attempt in 1...20 {
+            try mirror.store.writeTransaction { db in
+                try mirror.capture.capture(db)
+                if recordSeen {
+                    for record in records {
+                        try db.execute(sql: "INSERT OR IGNORE INTO ANIMBUSCLOUDSEEN (ZRECORDNAME) VALUES (?)", arguments: [record.recordName])
+                    }
+                }
+            }
+            do {
+                return try await context.perform {
+                    defer { context.reset() }
+                    return try applier.apply(records: records, deletions: deletions, token: token)
+                }
+            } catch is PageApplier.UncapturedEdits {
+                mirror.log.debug("a local save arrived during import (attempt \(attempt)); applying the page again")
+                continue
+            } catch let error as NimbusError where error.code == .mergeConflict {
+                mirror.log.debug("a local save changed an object during import (attempt \(attempt)); applying the page again")
+                continue
+            }
+        }
+        throw CloudError(.server, "local saves kept changing the objects of an import page; it will be applied at the next sync")
+    }
+
+    /// After a full refetch: objects the server confirmed once and no longer has are removed.
+    private func removeVanished() async throws -> Int {
+        let names = try mirror.store.readTransaction { db in
+            try String.fetchAll(db, sql: """
+                SELECT r.ZRECORDNAME FROM ANIMBUSCLOUDRECORD r
+                LEFT JOIN ANIMBUSCLOUDPENDING p ON p.ZENTITY = r.ZENTITY AND p.ZPK = r.ZPK
+                WHERE r.ZCHANGETAG IS NOT NULL AND p.ZPK IS NULL
+                AND r.ZRECORDNAME NOT IN (SELECT ZRECORDNAME FROM ANIMBUSCLOUDSEEN)
+                """)
+        }
+        let stamp = HLCStamp(time: 0, device: "")
+        let stats = try await apply([], deletions: names.map { DeletedRecord(recordName: $0, stamp: stamp) }, token: nil)
+        try mirror.store.writeTransaction { db in
+            try SyncMetadata.setState(.refetching, nil, db)
+            try db.execute(sql: "DELETE FROM ANIMBUSCLOUDSEEN")
+        }
+        return stats.deleted
+    }
+}

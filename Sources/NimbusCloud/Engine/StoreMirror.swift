@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+import Nimbus
+import NimbusWire
+
+/// Everything the exporter and importer of one mirrored store share: the store, its
+/// mapping, the transport, the zone, the device's identity and two private contexts.
+final class StoreMirror: Sendable {
+    let store: PersistentStore
+    let mirrored: MirroredModel
+    let transport: any CloudTransport
+    let options: CloudContainerOptions
+    let deviceID: String
+    let importAuthor: String
+    let capture: ChangeCapture
+    /// Entity number → how many to-one hops lead from it to a root (parents first).
+    let depth: [Int: Int]
+    let exportContext: ManagedObjectContext
+    let importContext: ManagedObjectContext
+    let log: Logger
+
+    var zoneID: ZoneID { options.zoneID }
+
+    init(store: PersistentStore, coordinator: PersistentStoreCoordinator, mirrored: MirroredModel, transport: any CloudTransport,
+         options: CloudContainerOptions, deviceID: String, importAuthor: String, log: Logger) {
+        self.store = store
+        self.mirrored = mirrored
+        self.transport = transport
+        self.options = options
+        self.deviceID = deviceID
+        self.importAuthor = importAuthor
+        self.capture = ChangeCapture(store: store, mirrored: mirrored, importAuthor: importAuthor, deviceID: deviceID)
+        self.depth = Self.depths(mirrored)
+        self.log = log
+        exportContext = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+        exportContext.name = "NimbusCloud.export"
+        importContext = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+        importContext.name = "NimbusCloud.import"
+        importContext.transactionAuthor = importAuthor
+    }
+
+    private static func depths(_ mirrored: MirroredModel) -> [Int: Int] {
+        var depth: [Int: Int] = [:]
+        func compute(_ entity: EntityDescription, _ visiting: Set<String>) -> Int {
+            if let known = depth[entity.entityNumber] { return known }
+            var result = 0
+            for (_, role) in mirrored.roles[entity.name] ?? [:] {
+                guard case let .toOne(relationship) = role, !visiting.contains(relationship.destinationEntityName),
+                      let destination = mirrored.entities.first(where: { $0.name == relationship.destinationEntityName }) else { continue }
+                result = max(result, 1 + compute(destination, visiting.union([entity.name])))
+            }
+            depth[entity.entityNumber] = result
+            return result
+        }
+        for entity in mirrored.entities { _ = compute(entity, [entity.name]) }
+        return depth
+    }
+}

@@ -1,0 +1,100 @@
+import Crypto
+import Foundation
+import Nimbus
+import NimbusWire
+
+/// Builds outgoing records from the current rows of objects: only the fields edited locally
+/// (each with the stamp of its edit), values over the asset threshold moved to
+/// `CD_<name>_ckAsset` assets, and to-one relationships as the related record's name.
+///
+/// Runs on the export context's queue.
+struct RecordBuilder {
+    /// Values larger than this go to an asset (as Core Data's mirroring does).
+    static let assetThreshold = 750 * 1024
+    /// Records are kept under this many bytes of inline values; the largest values move to
+    /// assets first.
+    static let recordBudget = 900 * 1024
+
+    let mirrored: MirroredModel
+
+    /// An outgoing record and the asset bytes it refers to, by checksum.
+    struct Outgoing {
+        var record: Record
+        var assets: [String: Data]
+        /// The stamps sent, by property name (what the server's confirmation covers).
+        var sentStamps: [String: HLCStamp]
+    }
+
+    /// Builds the record of `object` with the fields named in `pending`.
+    /// - Parameter recordName: Record names of related objects (and of `object`).
+    func record(for object: ManagedObject, name: String, pending: [String: HLCStamp],
+                recordName: (ManagedObjectID) throws -> String?) throws -> Outgoing {
+        let entity = object.entity
+        var record = Record(recordName: name, recordType: MirroredModel.recordType(for: entity))
+        var assets: [String: Data] = [:]
+        var large: [(name: String, bytes: Data, stamp: HLCStamp)] = []
+        var inlineBytes = 0
+        for (property, stamp) in pending {
+            if property == PendingFields.entityKey {
+                record.fields[MirroredModel.entityNameField] = Field(.string(entity.name), stamp: stamp)
+                continue
+            }
+            switch mirrored.role(of: property, in: entity) {
+            case .attribute?:
+                let value = object.primitiveValue(forKey: property) ?? .null
+                if let bytes = FieldConversion.assetBytes(value), bytes.count > Self.assetThreshold {
+                    large.append((property, bytes, stamp))
+                } else {
+                    let field = FieldConversion.fieldValue(value)
+                    inlineBytes += FieldConversion.assetBytes(value)?.count ?? 16
+                    record.fields[MirroredModel.fieldName(property)] = Field(field, stamp: stamp)
+                }
+            case .toOne?:
+                let destination = (object.value(forKey: property) as? ManagedObject)?.objectID
+                let value = try destination.flatMap { try recordName($0) }.map(FieldValue.string)
+                record.fields[MirroredModel.fieldName(property)] = Field(value, stamp: stamp)
+            default:
+                continue
+            }
+        }
+        // Keep the record under the limit: the largest inline values move to assets too.
+        if inlineBytes > Self.recordBudget {
+            let candidates = record.fields.compactMap { key, field -> (String, Int)? in
+                switch field.value {
+                case let .string(s)?: (key, s.utf8.count)
+                case let .bytes(b)?: (key, b.count)
+                default: nil
+                }
+            }.sorted { $0.1 > $1.1 }
+            for (key, size) in candidates where inlineBytes > Self.recordBudget {
+                guard let field = record.fields[key], key.hasPrefix("CD_") else { continue }
+                let property = String(key.dropFirst(3))
+                guard let value = object.primitiveValue(forKey: property), let bytes = FieldConversion.assetBytes(value) else { continue }
+                large.append((property, bytes, field.stamp))
+                record.fields[key] = nil
+                inlineBytes -= size
+            }
+        }
+        for item in large {
+            let checksum = SHA256.hash(data: item.bytes).map { String(format: "%02x", $0) }.joined()
+            assets[checksum] = item.bytes
+            record.fields[MirroredModel.assetFieldName(item.name)] = Field(.asset(AssetReference(checksum: checksum, size: Int64(item.bytes.count))), stamp: item.stamp)
+            record.fields[MirroredModel.fieldName(item.name)] = Field(nil, stamp: item.stamp)
+        }
+        return Outgoing(record: record, assets: assets, sentStamps: pending)
+    }
+
+    /// The `CDMR` record of one many-to-many membership.
+    static func linkRecord(key: String, first: (entity: String, name: String), second: (entity: String, name: String),
+                           linked: Bool, stamp: HLCStamp) -> Record {
+        let relationships = key.split(separator: "|").map { String($0.split(separator: ".").last ?? "") }
+        var record = Record(recordName: RecordNames.linkName(relationship: key, first: first.name, second: second.name),
+                            recordType: MirroredModel.linkRecordType)
+        record.fields["CD_entityNames"] = Field(.list([.string(first.entity), .string(second.entity)]), stamp: stamp)
+        record.fields["CD_recordNames"] = Field(.list([.string(first.name), .string(second.name)]), stamp: stamp)
+        record.fields["CD_relationships"] = Field(.list(relationships.map(FieldValue.string)), stamp: stamp)
+        record.fields["CD_relationshipKey"] = Field(.string(key), stamp: stamp)
+        record.fields["CD_linked"] = Field(.bool(linked), stamp: stamp)
+        return record
+    }
+}

@@ -1,0 +1,150 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import NimbusWire
+
+/// The transport to `nimbus serve` over HTTP (AsyncHTTPClient), with push over WebSocket.
+///
+/// For example:
+/// ```swift
+/// let transport = HTTPTransport(options: options)
+/// try await transport.checkServer()
+/// ```
+public struct HTTPTransport: CloudTransport {
+    /// The options that name the server, container, database and token.
+    public let options: CloudContainerOptions
+    /// How long one request may take.
+    public var requestTimeout: TimeAmount = .seconds(30)
+    let client: HTTPClient
+
+    /// Creates a transport on the shared HTTP client.
+    /// - Parameter options: The server, container, database and token.
+    public init(options: CloudContainerOptions) {
+        self.options = options
+        self.client = HTTPClient.shared
+    }
+
+    var databasePath: String {
+        "\(NimbusWire.pathPrefix)/containers/\(Self.escape(options.containerIdentifier))/databases/\(options.databaseScope.rawValue)"
+    }
+
+    func zonePath(_ zone: ZoneID) -> String {
+        databasePath + "/zones/\(Self.escape(zone.zoneName))"
+    }
+
+    static func escape(_ component: String) -> String {
+        component.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? component
+    }
+
+    var baseURL: String {
+        var text = options.serverURL.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+
+    public func checkServer() async throws {
+        let (status, body) = try await send(.GET, "/health", body: nil, authenticated: false)
+        guard status == 200 else { throw Self.error(status: status, body: body, path: "/health") }
+        let health: HealthResponse
+        do { health = try JSONDecoder().decode(HealthResponse.self, from: body) } catch {
+            throw CloudError(.incompatibleServer, "\(baseURL) is not a Nimbus sync server (its /health answer is not one)")
+        }
+        guard health.protocolVersion == NimbusWire.protocolVersion else {
+            throw CloudError(.incompatibleServer, "the server at \(baseURL) speaks sync protocol version \(health.protocolVersion); "
+                + "this client speaks \(NimbusWire.protocolVersion): update the app or the server")
+        }
+    }
+
+    public func createZone(_ zone: ZoneID) async throws {
+        _ = try await call(.PUT, zonePath(zone), body: nil)
+    }
+
+    public func deleteZone(_ zone: ZoneID) async throws {
+        _ = try await call(.DELETE, zonePath(zone), body: nil)
+    }
+
+    public func modify(_ request: ModifyRecordsRequest, in zone: ZoneID) async throws -> ModifyRecordsResponse {
+        let path = zonePath(zone) + "/records/modify"
+        let (status, body) = try await send(.POST, path, body: try JSONEncoder().encode(request))
+        // 207: some items failed; the per-item results say which.
+        guard status == 200 || status == 207 else { throw Self.error(status: status, body: body, path: path) }
+        return try decode(ModifyRecordsResponse.self, body, path: path)
+    }
+
+    public func fetchChanges(_ request: FetchZoneChangesRequest, in zone: ZoneID) async throws -> FetchZoneChangesResponse {
+        let path = zonePath(zone) + "/changes"
+        return try decode(FetchZoneChangesResponse.self, try await call(.POST, path, body: try JSONEncoder().encode(request)), path: path)
+    }
+
+    public func lookup(_ names: [String], in zone: ZoneID) async throws -> [LookupResult] {
+        let path = zonePath(zone) + "/records/lookup"
+        let body = try JSONEncoder().encode(LookupRecordsRequest(recordNames: names))
+        return try decode(LookupRecordsResponse.self, try await call(.POST, path, body: body), path: path).results
+    }
+
+    public func uploadAsset(_ data: Data) async throws -> AssetReference {
+        let checksum = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let path = "\(NimbusWire.pathPrefix)/containers/\(Self.escape(options.containerIdentifier))/assets/\(checksum)"
+        return try decode(AssetUploadResponse.self, try await call(.PUT, path, body: data), path: path).asset
+    }
+
+    public func downloadAsset(_ asset: AssetReference) async throws -> Data {
+        let path = "\(NimbusWire.pathPrefix)/containers/\(Self.escape(options.containerIdentifier))/assets/\(asset.checksum)"
+        let data = try await call(.GET, path, body: nil)
+        let checksum = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        guard checksum == asset.checksum else {
+            throw CloudError(.server, "the asset \(asset.checksum) downloaded with checksum \(checksum); it will be fetched again")
+        }
+        return data
+    }
+
+    // MARK: Requests
+
+    /// Sends a request and returns the body of a 2xx answer; anything else throws.
+    func call(_ method: HTTPMethod, _ path: String, body: Data?) async throws -> Data {
+        let (status, data) = try await send(method, path, body: body)
+        guard (200..<300).contains(status) else { throw Self.error(status: status, body: data, path: path) }
+        return data
+    }
+
+    func send(_ method: HTTPMethod, _ path: String, body: Data?, authenticated: Bool = true) async throws -> (Int, Data) {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if authenticated { request.headers.add(name: "Authorization", value: "Bearer \(options.token)") }
+        if let body {
+            request.headers.add(name: "Content-Type", value: method == .PUT && path.contains("/assets") ? "application/octet-stream" : "application/json")
+            request.body = .bytes(ByteBuffer(data: body))
+        }
+        do {
+            let response = try await client.execute(request, timeout: requestTimeout)
+            let bytes = try await response.body.collect(upTo: 1 << 30)
+            return (Int(response.status.code), Data(buffer: bytes))
+        } catch let error as CloudError {
+            throw error
+        } catch {
+            throw CloudError(.network, "\(method.rawValue) \(baseURL)\(path) failed: \(error)")
+        }
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ data: Data, path: String) throws -> T {
+        do { return try JSONDecoder().decode(type, from: data) } catch {
+            throw CloudError(.incompatibleServer, "the server's answer to \(path) is not a \(type): \(error)")
+        }
+    }
+
+    /// The error a non-2xx answer stands for: the server's structured error when it sent one.
+    static func error(status: Int, body: Data, path: String) -> CloudError {
+        if let response = try? JSONDecoder().decode(ErrorResponse.self, from: body) {
+            return CloudError(response.error)
+        }
+        switch status {
+        case 401: return CloudError(.notAuthenticated, "the server refused the device's token (HTTP 401 on \(path))")
+        case 404: return CloudError(.incompatibleServer, "the server has no \(path) (HTTP 404): is it a Nimbus sync server of this version?")
+        case 429: return CloudError(.rateLimited, "the server asked to slow down (HTTP 429)")
+        default: return CloudError(.server, "the server answered HTTP \(status) to \(path)")
+        }
+    }
+}
