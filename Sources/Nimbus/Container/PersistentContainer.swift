@@ -53,7 +53,7 @@ open class PersistentContainer: @unchecked Sendable {
     /// Loads every described store, calling the handler once per store with its error.
     /// Descriptions with ``PersistentStoreDescription/shouldAddStoreAsynchronously`` load
     /// on a background queue and call the handler from there.
-    public func loadPersistentStores(completionHandler: @escaping @Sendable (PersistentStoreDescription, (any Error)?) -> Void) {
+    open func loadPersistentStores(completionHandler: @escaping @Sendable (PersistentStoreDescription, (any Error)?) -> Void) {
         for description in persistentStoreDescriptions {
             if description.shouldAddStoreAsynchronously {
                 DispatchQueue.global().async { [persistentStoreCoordinator] in
@@ -76,14 +76,14 @@ open class PersistentContainer: @unchecked Sendable {
     }
 
     /// Loads every described store, throwing the first error.
-    public func loadPersistentStores() throws {
+    open func loadPersistentStores() throws {
         for description in persistentStoreDescriptions {
             try persistentStoreCoordinator.addPersistentStore(with: description)
         }
     }
 
     /// Loads every described store off the caller's thread.
-    public func loadPersistentStores() async throws {
+    open func loadPersistentStores() async throws {
         for description in persistentStoreDescriptions {
             _ = try await persistentStoreCoordinator.addPersistentStore(with: description)
         }

@@ -96,7 +96,7 @@ extension PersistentStore {
     /// destination's foreign key) in `db`.
     package func destinations(of id: ManagedObjectID, relationship name: String, _ db: Database) throws -> [ManagedObjectID] {
         guard let index = id.entity.propertyIndexes[name],
-              let destination = model.entitiesByName[(id.entity.properties[index] as? RelationshipDescription)?.destinationEntityName ?? ""] else {
+              let destination = model.entitiesByName[id.entity.properties[index].relationship?.destinationEntityName ?? ""] else {
             throw NimbusError(.unknownProperty, "\(id.entity.name) has no relationship \(name)")
         }
         let table = database.schema.mapping(for: destination).table.quotedDatabaseIdentifier

@@ -41,6 +41,7 @@ struct Exporter: Sendable {
             var maximumItems = ModifyRecordsRequest.maximumItems
             var pendingBatches = plan.batches(maximumItems: maximumItems, maximumBytes: ModifyRecordsRequest.maximumBodyBytes * 9 / 10)
             var failedThisRound = 0
+            let confirmedBefore = outcome.confirmed + outcome.deletedOnServer.count
             while !pendingBatches.isEmpty {
                 let batch = pendingBatches.removeFirst()
                 let response: ModifyRecordsResponse
@@ -65,7 +66,7 @@ struct Exporter: Sendable {
                 progress(outcome.sent, outcome.sent + pendingBatches.reduce(0) { $0 + $1.saves.count + $1.deletions.count })
             }
             // Items that failed stay pending; don't spin on them within one run.
-            if failedThisRound > 0 || rounds > 10_000 { break }
+            if failedThisRound > 0 || outcome.confirmed + outcome.deletedOnServer.count == confirmedBefore { break }
         }
         return outcome
     }
@@ -180,7 +181,7 @@ struct Exporter: Sendable {
                 guard let item = plan.items[result.recordName] else { continue }
                 switch (result.status, item) {
                 case let (.saved, .object(key, sent)):
-                    if let record = result.record { try Ancestor.merge(record, fields: Set(sent.keys), db) }
+                    if let record = result.record { try Ancestor.merge(record, sent: sent, db) }
                     var pending = try SyncMetadata.pendingFields(entity: key.entity, primaryKey: key.primaryKey, db) ?? [:]
                     for (field, stamp) in sent where pending[field].map({ $0 <= stamp }) ?? false { pending[field] = nil }
                     try SyncMetadata.setPendingFields(pending, entity: key.entity, primaryKey: key.primaryKey, db)
@@ -202,7 +203,9 @@ struct Exporter: Sendable {
                             try db.execute(sql: """
                                 DELETE FROM ANIMBUSCLOUDLINK WHERE ZRELATIONSHIP = ? AND ZFIRSTENTITY = ? AND ZFIRSTPK = ? AND ZSECONDENTITY = ? AND ZSECONDPK = ?
                                 """, arguments: [key, first.entity, first.primaryKey, second.entity, second.primaryKey])
-                        } else {
+                        } else if case let .object(key, _) = item {
+                            // Its edits lose to the deletion; the importer removes the object.
+                            try SyncMetadata.setPendingFields([:], entity: key.entity, primaryKey: key.primaryKey, db)
                             deletedOnServer.append(result.recordName)
                         }
                         continue

@@ -319,7 +319,10 @@ struct PageApplier {
         let plain = record.fields[MirroredModel.fieldName(property)]
         let asset = record.fields[MirroredModel.assetFieldName(property)]
         switch (plain, asset) {
-        case let (plain?, asset?): return asset.stamp > plain.stamp && asset.value != nil ? (asset, asset.stamp) : (plain, plain.stamp)
+        case let (plain?, asset?):
+            // Moving a value to an asset clears the inline field with the same stamp.
+            let assetWins = asset.value != nil && (asset.stamp > plain.stamp || (asset.stamp == plain.stamp && plain.value == nil))
+            return assetWins ? (asset, asset.stamp) : (plain, plain.stamp)
         case let (plain?, nil): return (plain, plain.stamp)
         case let (nil, asset?): return (asset, asset.stamp)
         default: return nil

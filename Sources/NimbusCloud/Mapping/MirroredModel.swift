@@ -31,14 +31,14 @@ struct MirroredModel: Sendable {
         for entity in entities {
             var entityRoles: [String: PropertyRole] = [:]
             for property in entity.properties {
-                if let attribute = property as? AttributeDescription {
+                if let attribute = property.attribute {
                     guard !attribute.isTransient else { continue }
                     if !attribute.isOptional && attribute.defaultValue == nil {
                         problems.append("\(entity.name).\(attribute.name) is required and has no default value: an object may arrive "
                             + "before all of its values; make it optional or give it a default")
                     }
                     entityRoles[attribute.name] = .attribute(attribute)
-                } else if let relationship = property as? RelationshipDescription {
+                } else if let relationship = property.relationship {
                     guard !relationship.isTransient else { continue }
                     let owner = Self.declaringEntity(of: relationship.name, in: entity)
                     guard let inverseName = relationship.inverseName,

@@ -9,16 +9,18 @@ import NimbusWire
 /// It also says which remote edits are already applied: an incoming field whose stamp is
 /// not later than the ancestor's is old news.
 enum Ancestor {
-    /// After an export: the fields that were sent take the server's version (the other
-    /// fields may hold remote edits not imported yet, so they keep the old ancestor's).
-    static func merge(_ record: Record, fields properties: Set<String>, _ db: Database) throws {
+    /// After an export: the fields that were sent, where the server kept them, take the
+    /// server's version (other fields may hold remote edits not imported yet, so they keep
+    /// the old ancestor's).
+    static func merge(_ record: Record, sent: [String: HLCStamp], _ db: Database) throws {
         guard let row = try SyncMetadata.record(named: record.recordName, db) else { return }
         var ancestor = row.ancestor ?? Record(recordName: record.recordName, recordType: record.recordType)
-        for property in properties {
+        for (property, stamp) in sent {
             let keys = property == PendingFields.entityKey
                 ? [MirroredModel.entityNameField]
                 : [MirroredModel.fieldName(property), MirroredModel.assetFieldName(property)]
-            for key in keys { if let field = record.fields[key] { ancestor.fields[key] = field } }
+            // A field the server kept from a later edit elsewhere is not ours: the import applies it.
+            for key in keys { if let field = record.fields[key], field.stamp == stamp { ancestor.fields[key] = field } }
         }
         ancestor.changeTag = record.changeTag
         ancestor.created = record.created

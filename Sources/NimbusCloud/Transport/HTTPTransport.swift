@@ -111,6 +111,20 @@ public struct HTTPTransport: CloudTransport {
     }
 
     func send(_ method: HTTPMethod, _ path: String, body: Data?, authenticated: Bool = true) async throws -> (Int, Data) {
+        // The server's `retryAfter` is honoured here for short waits; longer ones reach the
+        // engine, which backs off.
+        var attempt = 0
+        while true {
+            let (status, data) = try await sendOnce(method, path, body: body, authenticated: authenticated)
+            attempt += 1
+            guard status == 429, attempt < 5 else { return (status, data) }
+            let wait = Self.error(status: status, body: data, path: path).retryAfter ?? 1
+            guard wait <= 5 else { return (status, data) }
+            try await Task.sleep(for: .milliseconds(Int(max(wait, 0.05 * Double(attempt)) * 1000)))
+        }
+    }
+
+    private func sendOnce(_ method: HTTPMethod, _ path: String, body: Data?, authenticated: Bool) async throws -> (Int, Data) {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if authenticated { request.headers.add(name: "Authorization", value: "Bearer \(options.token)") }

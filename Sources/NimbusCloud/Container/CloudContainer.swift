@@ -1,0 +1,193 @@
+import Foundation
+import Logging
+import Nimbus
+import NimbusWire
+import Synchronization
+
+/// A persistent container that mirrors its cloud stores through a Nimbus sync server, as
+/// `NSPersistentCloudKitContainer` mirrors to CloudKit.
+///
+/// Stores whose description has ``CloudContainerOptions`` mirror; the others stay local (the
+/// seeds' Cloud + Local configurations in one container). Persistent history is switched on
+/// for mirrored stores; `viewContext` merges imports by itself.
+///
+/// For example:
+/// ```swift
+/// let container = CloudContainer(name: "Posts", managedObjectModel: model)
+/// var cloud = PersistentStoreDescription(url: cloudURL)
+/// cloud.configuration = "Cloud"
+/// cloud.cloudContainerOptions = CloudContainerOptions(serverURL: server, containerIdentifier: "posts", token: token)
+/// var local = PersistentStoreDescription(url: localURL)
+/// local.configuration = "Local"
+/// container.persistentStoreDescriptions = [cloud, local]
+/// try container.loadPersistentStores()
+/// try await container.syncNow()
+/// ```
+open class CloudContainer: PersistentContainer, @unchecked Sendable {
+    /// Whether mirroring runs by itself (after saves, on push, at launch). When false, only
+    /// ``syncNow()`` syncs (scripts and tests drive it).
+    public var automaticallySyncs = true
+    /// The author of the transactions that imports write (they are never exported back).
+    public static let importAuthor = "NimbusCloud.import"
+
+    private let state = Mutex<State>(State())
+    private struct State {
+        var engines: [MirrorEngine] = []
+        var subscribers: [UUID: AsyncStream<CloudEvent>.Continuation] = [:]
+    }
+
+    /// Makes a transport for a store's options (``HTTPTransport`` unless replaced, for tests).
+    public var makeTransport: @Sendable (CloudContainerOptions) -> any CloudTransport = { HTTPTransport(options: $0) }
+
+    public override init(name: String, managedObjectModel: ManagedObjectModel) {
+        super.init(name: name, managedObjectModel: managedObjectModel)
+        viewContext.automaticallyMergesChangesFromParent = true
+    }
+
+    // MARK: Loading
+
+    /// Adds every store; mirrored stores then set up and sync in the background (when
+    /// ``automaticallySyncs``).
+    ///
+    /// - Throws: ``CloudError`` with ``CloudError/Code-swift.struct/unmirrorableModel`` when a
+    ///   mirrored store's entities break the mirroring rules (the store is still added and
+    ///   fully usable locally), or the store's own opening errors.
+    open override func loadPersistentStores() throws {
+        try loadStores()
+    }
+
+    private func loadStores() throws {
+        var problems: [CloudError] = []
+        for description in persistentStoreDescriptions {
+            let store = try persistentStoreCoordinator.addPersistentStore(with: Self.prepared(description))
+            do { try mirror(store) } catch let error as CloudError { problems.append(error) }
+        }
+        if let problem = problems.first { throw problem }
+    }
+
+    open override func loadPersistentStores() async throws {
+        try loadStores()
+    }
+
+    open override func loadPersistentStores(completionHandler: @escaping @Sendable (PersistentStoreDescription, (any Error)?) -> Void) {
+        for description in persistentStoreDescriptions {
+            do {
+                let store = try persistentStoreCoordinator.addPersistentStore(with: Self.prepared(description))
+                try mirror(store)
+                completionHandler(description, nil)
+            } catch {
+                completionHandler(description, error)
+            }
+        }
+    }
+
+    static func prepared(_ description: PersistentStoreDescription) -> PersistentStoreDescription {
+        var description = description
+        if description.cloudContainerOptions != nil { description.persistentHistoryTracking = true }
+        return description
+    }
+
+    private func mirror(_ store: PersistentStore) throws {
+        guard let options = store.storeDescription.cloudContainerOptions else { return }
+        guard store.type == .sqlite, !store.isReadOnly else {
+            throw CloudError(.invalidConfiguration, "only writable SQLite stores mirror; \(store.url?.path ?? store.identifier) is not one")
+        }
+        if let problem = NameRules.problem(with: options.containerIdentifier) ?? NameRules.problem(with: options.zoneName) {
+            throw CloudError(.invalidConfiguration, "the container identifier or zone name \(problem)")
+        }
+        let mirrored = try MirroredModel(entities: store.entities, model: managedObjectModel)
+        let deviceID = try store.writeTransaction { db -> String in
+            try SyncMetadata.prepare(db)
+            if let id = String.fromDatabaseValue(try SyncMetadata.state(.deviceID, db)) { return id }
+            let id = UUID().uuidString
+            try SyncMetadata.setState(.deviceID, id, db)
+            return id
+        }
+        var log = Logger(label: "nimbus.cloud")
+        log.logLevel = Self.logLevel
+        log[metadataKey: "store"] = "\(store.identifier.prefix(8))"
+        let mirror = StoreMirror(store: store, coordinator: persistentStoreCoordinator, mirrored: mirrored,
+                                 transport: makeTransport(options), options: options, deviceID: deviceID,
+                                 importAuthor: Self.importAuthor, log: log)
+        let engine = MirrorEngine(mirror: mirror) { [weak self] event in self?.post(event) }
+        state.withLock { $0.engines.append(engine) }
+        if automaticallySyncs { Task { await engine.start() } }
+    }
+
+    /// `NIMBUS_SYNC_LOG=1…3`: notice, info, debug (as Core Data's `ubiquity.logLevel`).
+    static var logLevel: Logger.Level {
+        switch ProcessInfo.processInfo.environment["NIMBUS_SYNC_LOG"] {
+        case "1": .notice
+        case "2": .info
+        case "3": .debug
+        default: .warning
+        }
+    }
+
+    // MARK: Syncing
+
+    /// What ``syncNow()`` did, over every mirrored store.
+    public struct SyncSummary: Sendable {
+        /// Records the server confirmed.
+        public var exported = 0
+        /// Records applied from the server.
+        public var imported = 0
+        /// Objects removed because they were deleted elsewhere.
+        public var deleted = 0
+        /// Fields edited here and elsewhere, resolved by their stamps.
+        public var conflicts = 0
+    }
+
+    /// Syncs every mirrored store now: exports, imports and exports again until nothing is
+    /// pending.
+    /// - Throws: ``CloudError``; nothing pending is lost, the next sync sends it.
+    @discardableResult
+    public func syncNow() async throws -> SyncSummary {
+        var total = SyncSummary()
+        for engine in engines {
+            let summary = try await engine.sync()
+            total.exported += summary.exported
+            total.imported += summary.imported
+            total.deleted += summary.deleted
+            total.conflicts += summary.conflicts
+        }
+        return total
+    }
+
+    /// Creates each mirrored store's zone on the server now (otherwise the first sync does).
+    public func initializeCloudSchema() async throws {
+        for engine in engines { try await engine.setUp() }
+    }
+
+    /// Stops syncing by itself (edits keep being recorded and go out at the next sync).
+    public func stopSyncing() async {
+        for engine in engines { await engine.stop() }
+    }
+
+    /// Starts syncing by itself again.
+    public func startSyncing() async {
+        for engine in engines { await engine.start() }
+    }
+
+    var engines: [MirrorEngine] { state.withLock { $0.engines } }
+
+    func mirror(for storeIdentifier: String) -> StoreMirror? {
+        engines.first { $0.mirror.store.identifier == storeIdentifier }?.mirror
+    }
+
+    // MARK: Events
+
+    /// The engine's events, from now on, as an asynchronous sequence (each call starts one).
+    public var events: AsyncStream<CloudEvent> {
+        let (stream, continuation) = AsyncStream<CloudEvent>.makeStream(bufferingPolicy: .bufferingNewest(1000))
+        let id = UUID()
+        state.withLock { $0.subscribers[id] = continuation }
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    private func post(_ event: CloudEvent) {
+        for continuation in state.withLock({ Array($0.subscribers.values) }) { continuation.yield(event) }
+        NotificationCenter.default.post(name: CloudEvent.notification, object: self, userInfo: [CloudEvent.userInfoKey: event])
+    }
+}

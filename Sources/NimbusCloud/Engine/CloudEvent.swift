@@ -1,0 +1,58 @@
+import Foundation
+
+/// Something the mirroring engine did: setting up a store, importing, exporting; when it
+/// started, how far it got, how it ended.
+///
+/// For example:
+/// ```swift
+/// for await event in container.events {
+///     print(event.kind, event.phase, event.recordCount, event.error?.message ?? "")
+/// }
+/// ```
+public struct CloudEvent: Sendable, CustomStringConvertible {
+    /// What the engine was doing.
+    public enum Kind: String, Sendable {
+        case setup, `import`, export
+    }
+
+    /// Where in the work the event is.
+    public enum Phase: String, Sendable {
+        case started, progress, ended
+    }
+
+    /// What the engine was doing.
+    public var kind: Kind
+    /// Started, progress or ended.
+    public var phase: Phase
+    /// The mirrored store's identifier.
+    public var storeIdentifier: String
+    /// Records sent or applied so far (or in all, when ended).
+    public var recordCount: Int
+    /// Objects removed (imports).
+    public var deletedCount: Int = 0
+    /// Conflicts resolved (imports).
+    public var conflictCount: Int = 0
+    /// When the work ended with an error, the error.
+    public var error: CloudError?
+    /// When it happened.
+    public var date = Date()
+
+    /// Whether the work ended without an error.
+    public var succeeded: Bool { phase == .ended && error == nil }
+
+    public var description: String {
+        var text = "\(kind.rawValue) \(phase.rawValue)"
+        if phase != .started { text += " records=\(recordCount)" }
+        if deletedCount > 0 { text += " deleted=\(deletedCount)" }
+        if conflictCount > 0 { text += " conflicts=\(conflictCount)" }
+        if let error { text += " error=\(error)" }
+        return text
+    }
+}
+
+extension CloudEvent {
+    /// The notification posted (object: the container) for each event; `userInfo[CloudEvent.userInfoKey]` holds it.
+    public static let notification = Notification.Name("NimbusCloudEventChanged")
+    /// The `userInfo` key of the event in ``notification``.
+    public static let userInfoKey = "event"
+}

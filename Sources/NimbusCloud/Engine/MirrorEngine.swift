@@ -1,0 +1,232 @@
+import Foundation
+import GRDB
+import Logging
+import Nimbus
+import NimbusWire
+
+/// Drives the mirroring of one store: sets it up, exports soon after local saves, imports
+/// on push and at launch, and retries by ``SyncPolicy`` after failures. The work itself is
+/// the exporter's and importer's; this actor only decides when, and reports events.
+actor MirrorEngine {
+    let mirror: StoreMirror
+    private let emit: @Sendable (CloudEvent) -> Void
+    private var isSetUp = false
+    private var failures = 0
+    private var loop: Task<Void, Never>?
+    private var push: Task<Void, Never>?
+    private var observer: (any NSObjectProtocol)?
+    private let wake: AsyncStream<Void>.Continuation
+    private let wakes: AsyncStream<Void>
+
+    init(mirror: StoreMirror, emit: @escaping @Sendable (CloudEvent) -> Void) {
+        self.mirror = mirror
+        self.emit = emit
+        (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    var storeIdentifier: String { mirror.store.identifier }
+
+    /// What one sync did.
+    struct Summary: Sendable {
+        var exported = 0
+        var imported = 0
+        var deleted = 0
+        var conflicts = 0
+    }
+
+    // MARK: Setup
+
+    func setUp() async throws {
+        if isSetUp { return }
+        emit(CloudEvent(kind: .setup, phase: .started, storeIdentifier: storeIdentifier, recordCount: 0))
+        do {
+            try await mirror.transport.checkServer()
+            let ready = try mirror.store.readTransaction { db in Bool.fromDatabaseValue(try SyncMetadata.state(.zoneReady, db)) ?? false }
+            if !ready {
+                try await mirror.transport.createZone(mirror.zoneID)
+                try mirror.store.writeTransaction { db in try SyncMetadata.setState(.zoneReady, true, db) }
+            }
+            let captured = try mirror.store.writeTransaction { db in try mirror.capture.capture(db) }
+            isSetUp = true
+            emit(CloudEvent(kind: .setup, phase: .ended, storeIdentifier: storeIdentifier, recordCount: captured))
+        } catch {
+            let cloudError = Self.cloudError(error)
+            emit(CloudEvent(kind: .setup, phase: .ended, storeIdentifier: storeIdentifier, recordCount: 0, error: cloudError))
+            throw cloudError
+        }
+    }
+
+    // MARK: Syncing
+
+    /// Exports, imports and exports again until nothing is pending.
+    func sync() async throws -> Summary {
+        do {
+            let summary = try await syncOnce()
+            failures = 0
+            try? recordOutcome(error: nil)
+            return summary
+        } catch {
+            let cloudError = Self.cloudError(error)
+            if cloudError.code == .zoneNotFound {
+                mirror.log.notice("the zone \(mirror.zoneID.zoneName) is gone from the server; creating it again and uploading this replica")
+                try await recreateZone()
+                let summary = try await syncOnce()
+                try? recordOutcome(error: nil)
+                return summary
+            }
+            try? recordOutcome(error: cloudError)
+            throw cloudError
+        }
+    }
+
+    private func syncOnce() async throws -> Summary {
+        try await setUp()
+        var summary = Summary()
+        let exported = try await export()
+        summary.exported += exported.confirmed
+        let imported = try await importChanges(extraDeletions: exported.deletedOnServer)
+        summary.imported += imported.applied
+        summary.deleted += imported.deleted
+        summary.conflicts += imported.conflicts
+        // Edits saved meanwhile, and deletions the delete rules made during the import.
+        let again = try await export()
+        summary.exported += again.confirmed
+        if let error = (exported.itemErrors + again.itemErrors).first { throw error }
+        return summary
+    }
+
+    private func export() async throws -> Exporter.Outcome {
+        let id = storeIdentifier
+        let emit = self.emit
+        emit(CloudEvent(kind: .export, phase: .started, storeIdentifier: id, recordCount: 0))
+        do {
+            let outcome = try await Exporter(mirror: mirror).run { sent, _ in
+                emit(CloudEvent(kind: .export, phase: .progress, storeIdentifier: id, recordCount: sent))
+            }
+            emit(CloudEvent(kind: .export, phase: .ended, storeIdentifier: id, recordCount: outcome.confirmed, error: outcome.itemErrors.first))
+            return outcome
+        } catch {
+            emit(CloudEvent(kind: .export, phase: .ended, storeIdentifier: id, recordCount: 0, error: Self.cloudError(error)))
+            throw error
+        }
+    }
+
+    private func importChanges(extraDeletions: [String]) async throws -> Importer.Outcome {
+        let id = storeIdentifier
+        let emit = self.emit
+        emit(CloudEvent(kind: .import, phase: .started, storeIdentifier: id, recordCount: 0))
+        do {
+            let importer = Importer(mirror: mirror)
+            if !extraDeletions.isEmpty {
+                let stamp = HLCStamp(time: 0, device: "")
+                _ = try await importer.apply([], deletions: extraDeletions.map { DeletedRecord(recordName: $0, stamp: stamp) }, token: nil)
+            }
+            let outcome = try await importer.run { count in
+                emit(CloudEvent(kind: .import, phase: .progress, storeIdentifier: id, recordCount: count))
+            }
+            emit(CloudEvent(kind: .import, phase: .ended, storeIdentifier: id, recordCount: outcome.applied,
+                            deletedCount: outcome.deleted, conflictCount: outcome.conflicts))
+            return outcome
+        } catch {
+            emit(CloudEvent(kind: .import, phase: .ended, storeIdentifier: id, recordCount: 0, error: Self.cloudError(error)))
+            throw error
+        }
+    }
+
+    /// The zone was deleted on the server: create it again and mark the whole replica for upload.
+    private func recreateZone() async throws {
+        try await mirror.transport.createZone(mirror.zoneID)
+        try mirror.store.writeTransaction { db in
+            try db.execute(sql: """
+                UPDATE ANIMBUSCLOUDRECORD SET ZCHANGETAG = NULL, ZANCESTOR = NULL;
+                DELETE FROM ANIMBUSCLOUDLINK WHERE ZLINKED = 0;
+                UPDATE ANIMBUSCLOUDLINK SET ZPENDING = 1;
+                DELETE FROM ANIMBUSCLOUDPARKED;
+                DELETE FROM ANIMBUSCLOUDDELETION;
+                """)
+            try SyncMetadata.setState(.zoneToken, nil, db)
+            try SyncMetadata.setState(.zoneReady, true, db)
+            _ = try mirror.capture.seed(at: Date(), db)
+        }
+    }
+
+    private func recordOutcome(error: CloudError?) throws {
+        try mirror.store.writeTransaction { db in
+            if error == nil { try SyncMetadata.setState(.lastSync, Date().timeIntervalSince1970, db) }
+            try SyncMetadata.setState(.lastError, error?.description, db)
+        }
+    }
+
+    // MARK: Scheduling
+
+    /// Starts syncing by itself: now, shortly after each local save, on push, and after
+    /// failures by ``SyncPolicy``.
+    func start() {
+        guard loop == nil else { return }
+        let store = mirror.store
+        let importContext = mirror.importContext
+        let wake = self.wake
+        observer = NotificationCenter.default.addObserver(forName: ManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil) { note in
+            guard (note.object as? ManagedObjectContext) !== importContext,
+                  let changes = note.userInfo?[SaveNotification.userInfoKey] as? SaveNotification else { return }
+            let ids = changes.insertedObjectIDs.union(changes.updatedObjectIDs).union(changes.deletedObjectIDs)
+            if ids.contains(where: { $0.storeIdentifier == store.identifier }) { wake.yield() }
+        }
+        loop = Task { [weak self] in await self?.runLoop() }
+        push = Task { [weak self] in await self?.listen() }
+        wake.yield()
+    }
+
+    func stop() {
+        loop?.cancel()
+        push?.cancel()
+        loop = nil
+        push = nil
+        if let observer { NotificationCenter.default.removeObserver(observer) }
+        observer = nil
+    }
+
+    /// Asks for a sync soon.
+    nonisolated func requestSync() { wake.yield() }
+
+    private func runLoop() async {
+        for await _ in wakes {
+            if Task.isCancelled { return }
+            // Debounce: saves in quick succession go out together.
+            try? await Task.sleep(for: .milliseconds(50))
+            do {
+                _ = try await sync()
+            } catch {
+                failures += 1
+                let decision = SyncPolicy.decide(Self.cloudError(error), attempt: failures)
+                mirror.log.info("sync failed (\(error)); \(decision)")
+                if case let .retry(after) = decision {
+                    let wake = self.wake
+                    Task { try? await Task.sleep(for: .seconds(after)); wake.yield() }
+                }
+            }
+        }
+    }
+
+    private func listen() async {
+        var attempt = 0
+        while !Task.isCancelled {
+            do {
+                for try await message in mirror.transport.pushMessages() {
+                    attempt = 0
+                    if message.kind == .hello || message.zoneID?.zoneName == mirror.zoneID.zoneName { wake.yield() }
+                }
+            } catch {
+                mirror.log.debug("push socket closed: \(error)")
+            }
+            attempt += 1
+            try? await Task.sleep(for: .seconds(SyncPolicy.backoff(attempt)))
+        }
+    }
+
+    static func cloudError(_ error: any Error) -> CloudError {
+        if let error = error as? CloudError { return error }
+        if let error = error as? NimbusError { return CloudError(.server, "the store refused a sync write: \(error)") }
+        return CloudError(.server, "\(error)")
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Nimbus
+import NimbusCloud
+import NimbusTesting
+
+/// The seeds' sample model for mirroring: posts with tags (many-to-many, tag names unique)
+/// and attachments (one-to-many, cascade), and a local-only Location.
+enum SyncModel {
+    static func make() throws -> ManagedObjectModel {
+        try ManagedObjectModel(configurations: ["Cloud": ["Post", "Tag", "Attachment"], "Local": ["Location"]]) {
+            EntityDescription("Post") {
+                AttributeDescription("title", .string)
+                AttributeDescription("body", .string)
+                AttributeDescription("views", .integer64, defaultValue: 0)
+                RelationshipDescription("tags", to: "Tag", inverse: "posts", toMany: true)
+                RelationshipDescription("attachments", to: "Attachment", inverse: "post", toMany: true, deleteRule: .cascade)
+            }
+            EntityDescription("Tag", uniquenessConstraints: [["name"]]) {
+                AttributeDescription("name", .string)
+                RelationshipDescription("posts", to: "Post", inverse: "tags", toMany: true)
+            }
+            EntityDescription("Attachment") {
+                AttributeDescription("name", .string)
+                AttributeDescription("data", .binaryData)
+                RelationshipDescription("post", to: "Post", inverse: "attachments")
+            }
+            EntityDescription("Location") {
+                AttributeDescription("latitude", .double, defaultValue: 0)
+                AttributeDescription("longitude", .double, defaultValue: 0)
+            }
+        }
+    }
+}
+
+/// A device: a cloud container over its own store files, synced by hand.
+final class Device: @unchecked Sendable {
+    let container: CloudContainer
+    let folder: TemporaryDirectory
+
+    init(server: SyncServer, token: String, model: ManagedObjectModel, name: String = "device") throws {
+        folder = try TemporaryDirectory()
+        container = CloudContainer(name: name, managedObjectModel: model)
+        container.automaticallySyncs = false
+        var cloud = PersistentStoreDescription(url: folder.url.appendingPathComponent("Cloud.sqlite"))
+        cloud.configuration = "Cloud"
+        cloud.cloudContainerOptions = CloudContainerOptions(serverURL: server.url, containerIdentifier: "app", token: token)
+        var local = PersistentStoreDescription(url: folder.url.appendingPathComponent("Local.sqlite"))
+        local.configuration = "Local"
+        container.persistentStoreDescriptions = [cloud, local]
+        try container.loadPersistentStores()
+    }
+
+    /// Runs `block` on a new background context and saves.
+    func edit(_ block: @escaping @Sendable (ManagedObjectContext) throws -> Void) async throws {
+        let context = container.newBackgroundContext()
+        try await context.perform {
+            try block(context)
+            try context.save()
+        }
+    }
+
+    /// Fetches `entity` objects as dictionaries of their attribute values (and related names).
+    func snapshot(_ entity: String, key: String) async throws -> [String: [String: String]] {
+        let context = container.newBackgroundContext()
+        return try await context.perform {
+            var result: [String: [String: String]] = [:]
+            for object in try context.fetch(FetchRequest<ManagedObject>(entityName: entity)) {
+                var values: [String: String] = [:]
+                for property in object.entity.properties {
+                    let value = object.value(forKey: property.name)
+                    switch value {
+                    case let objects as Set<ManagedObject>:
+                        values[property.name] = objects.map { ($0.value(forKey: "name") ?? $0.value(forKey: "title")).map { "\($0)" } ?? "?" }.sorted().joined(separator: ",")
+                    case let object as ManagedObject:
+                        values[property.name] = (object.value(forKey: "title") ?? object.value(forKey: "name")).map { "\($0)" } ?? "?"
+                    case let data as Data: values[property.name] = "\(data.count) bytes"
+                    case nil: values[property.name] = "nil"
+                    default: values[property.name] = "\(value!)"
+                    }
+                }
+                result[values[key] ?? "?"] = values
+            }
+            return result
+        }
+    }
+
+    func fetchOne(_ entity: String, _ format: String, _ arguments: Any...) throws -> ManagedObject? {
+        var request = FetchRequest<ManagedObject>(entityName: entity)
+        request.predicate = try QueryPredicate(format: format, argumentArray: arguments)
+        return try container.newBackgroundContext().fetch(request).first
+    }
+}
