@@ -1,12 +1,16 @@
 import ArgumentParser
 import Foundation
 import Nimbus
+import NimbusCloud
 
 /// Runs a command body, turning errors into one line on stderr and exit status 1.
 func reportingErrors<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as NimbusError {
+        FileHandle.standardError.write(Data("nimbus: \(error.code): \(error.message)\n".utf8))
+        throw ExitCode(1)
+    } catch let error as CloudError {
         FileHandle.standardError.write(Data("nimbus: \(error.code): \(error.message)\n".utf8))
         throw ExitCode(1)
     } catch let error as CLIError {

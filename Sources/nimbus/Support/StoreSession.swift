@@ -1,5 +1,6 @@
 import Foundation
 import Nimbus
+import NimbusCloud
 
 /// A store opened for one command: its model (read from the file), coordinator and a
 /// private-queue context.
@@ -9,7 +10,28 @@ struct StoreSession {
     let store: PersistentStore
     let context: ManagedObjectContext
 
+    /// The device's container, when the path is a device folder (kept open with the session).
+    let container: PersistentContainer?
+
     init(path: String, readOnly: Bool = false, author: String? = nil) throws {
+        if DeviceFolder.isDevice(path) {
+            // A device folder: objects go to the store of their entity's configuration, and
+            // saves are recorded in history with the CLI's author, so that they export.
+            let device = try DeviceFolder(path: path)
+            let cloud = try device.openContainer()
+            container = cloud
+            model = device.model
+            coordinator = cloud.persistentStoreCoordinator
+            guard let first = coordinator.persistentStores.first(where: { $0.storeDescription.cloudContainerOptions != nil })
+                    ?? coordinator.persistentStores.first else {
+                throw CLIError("the device folder \(path) has no stores")
+            }
+            store = first
+            context = cloud.newBackgroundContext()
+            context.transactionAuthor = author ?? "nimbus-cli"
+            return
+        }
+        container = nil
         let url = URL(fileURLWithPath: path)
         model = try ManagedObjectModel.storedModel(at: url)
         coordinator = PersistentStoreCoordinator(managedObjectModel: model)

@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import Nimbus
+import NimbusCloud
+import NimbusWire
+
+/// `nimbus device …`: devices that sync a store through a server, for scripts and tests.
+struct DeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device",
+        abstract: "Make and sync devices: folders holding a mirrored store, its model and its sync metadata.",
+        subcommands: [Init.self, Sync.self, Status.self])
+}
+
+/// Runs an async command body, turning errors into one line on stderr and exit status 1.
+func reportingCloudErrors<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as CloudError {
+        FileHandle.standardError.write(Data("nimbus: \(error.code): \(error.message)\n".utf8))
+        throw ExitCode(1)
+    } catch let error as NimbusError {
+        FileHandle.standardError.write(Data("nimbus: \(error.code): \(error.message)\n".utf8))
+        throw ExitCode(1)
+    } catch let error as CLIError {
+        FileHandle.standardError.write(Data("nimbus: \(error.message)\n".utf8))
+        throw ExitCode(1)
+    }
+}
+
+extension DeviceCommand {
+    /// `nimbus device init <dir> --server URL --token T --model M [--container ID]`.
+    struct Init: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a device folder: its store files, configuration and sync metadata.",
+            discussion: "Example: nimbus device init ./phone --server http://127.0.0.1:8080 --token nmb_… --model Posts.xcdatamodeld")
+
+        @Argument(help: "The device folder to create.") var directory: String
+        @Option(help: "The sync server's URL.") var server: String
+        @Option(help: "The device's token (nimbus tokens create prints one).") var token: String
+        @Option(help: "The model: .xcdatamodeld, .xcdatamodel or .json.") var model: String
+        @Option(help: "The container identifier.") var container: String = "nimbus"
+        @Option(help: "The database: private, shared or public.") var database: String = "private"
+        @Option(name: .customLong("local"), help: "A configuration whose store stays on the device (repeatable; default: Local).")
+        var localConfigurations: [String] = []
+        @Flag(help: "Print the device's status as JSON.") var json = false
+
+        func run() async throws {
+            try await reportingCloudErrors {
+                guard let serverURL = URL(string: server), serverURL.scheme == "http" || serverURL.scheme == "https" else {
+                    throw CLIError("--server must be an http:// or https:// URL, not \(server)")
+                }
+                guard let scope = DatabaseScope(rawValue: database) else { throw CLIError("--database must be private, shared or public") }
+                let folder = URL(fileURLWithPath: directory)
+                if FileManager.default.fileExists(atPath: folder.appendingPathComponent("device.json").path) {
+                    throw CLIError("\(directory) is already a device folder")
+                }
+                let managedObjectModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+                let locals = localConfigurations.isEmpty ? managedObjectModel.configurations.keys.filter { $0.lowercased() == "local" } : localConfigurations
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                try encoder.encode(managedObjectModel).write(to: folder.appendingPathComponent("model.json"))
+                let configuration = DeviceFolder.Configuration(server: serverURL, token: token, container: container, database: scope,
+                                                               localConfigurations: Array(locals).sorted())
+                try encoder.encode(configuration).write(to: folder.appendingPathComponent("device.json"))
+                let device = try DeviceFolder(path: directory)
+                let cloud = try device.openContainer()
+                let status = try cloud.syncStatus()
+                if json { print(try StatusJSON.encode(status)) } else {
+                    print("device \(directory): \(status.count) mirrored store(s), \(device.descriptions.count - status.count) local")
+                }
+            }
+        }
+    }
+
+    /// `nimbus device sync <dir> [--json]`.
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Export and import until nothing is pending; exit 0 when in step with the server.")
+
+        @Argument(help: "The device folder.") var directory: String
+        @Flag(help: "Print the result as JSON.") var json = false
+
+        func run() async throws {
+            try await reportingCloudErrors {
+                let cloud = try DeviceFolder(path: directory).openContainer()
+                let summary = try await cloud.syncNow()
+                let pending = try cloud.syncStatus().reduce(0) { $0 + $1.pendingUploads }
+                guard pending == 0 else { throw CloudError(.server, "\(pending) change(s) are still pending after the sync") }
+                if json {
+                    print(try StatusJSON.serialize(["exported": summary.exported, "imported": summary.imported,
+                                                    "deleted": summary.deleted, "conflicts": summary.conflicts, "pending": pending]))
+                } else {
+                    print("in step: exported \(summary.exported), imported \(summary.imported), deleted \(summary.deleted), conflicts \(summary.conflicts)")
+                }
+            }
+        }
+    }
+
+    /// `nimbus device status <dir> [--json]`.
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Pending uploads, tokens, last sync and last error of a device.")
+
+        @Argument(help: "The device folder.") var directory: String
+        @Flag(help: "Print the status as JSON.") var json = false
+
+        func run() async throws {
+            try await reportingCloudErrors {
+                let status = try DeviceFolder(path: directory).openContainer().syncStatus()
+                if json { print(try StatusJSON.encode(status)); return }
+                for store in status {
+                    print("\(store.storePath ?? store.storeIdentifier): pending \(store.pendingUploads), parked \(store.parkedRecords), "
+                        + "token \(store.zoneToken ?? "none"), last sync \(store.lastSync.map { ISO8601DateFormatter().string(from: $0) } ?? "never")"
+                        + (store.lastError.map { ", last error: \($0)" } ?? ""))
+                }
+            }
+        }
+    }
+}
+
+enum StatusJSON {
+    static func encode<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func serialize(_ value: [String: Any]) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Nimbus
+import NimbusCloud
+import NimbusWire
+
+/// A device folder (`nimbus device init`): its configuration, a copy of its model, and one
+/// store file per configuration of the model (mirrored, unless the configuration is local).
+struct DeviceFolder {
+    /// `device.json`.
+    struct Configuration: Codable {
+        var server: URL
+        var token: String
+        var container: String
+        var database: DatabaseScope = .private
+        var zone: String = CloudContainerOptions.defaultZoneName
+        /// Configurations whose store stays on the device.
+        var localConfigurations: [String] = []
+    }
+
+    let url: URL
+    let configuration: Configuration
+    let model: ManagedObjectModel
+
+    static func isDevice(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: URL(fileURLWithPath: path).appendingPathComponent("device.json").path)
+    }
+
+    init(path: String) throws {
+        url = URL(fileURLWithPath: path)
+        let configurationURL = url.appendingPathComponent("device.json")
+        guard let data = FileManager.default.contents(atPath: configurationURL.path) else {
+            throw CLIError("\(path) is not a device folder (no device.json); make one with nimbus device init")
+        }
+        do { configuration = try JSONDecoder().decode(Configuration.self, from: data) } catch {
+            throw CLIError("\(configurationURL.path) is not a valid device configuration: \(error)")
+        }
+        let modelURL = url.appendingPathComponent("model.json")
+        guard let modelData = FileManager.default.contents(atPath: modelURL.path) else {
+            throw CLIError("the device folder \(path) has no model.json")
+        }
+        model = try JSONDecoder().decode(ManagedObjectModel.self, from: modelData)
+    }
+
+    /// The store descriptions: one per configuration (or one store when the model has none).
+    var descriptions: [PersistentStoreDescription] {
+        let options = CloudContainerOptions(serverURL: configuration.server, containerIdentifier: configuration.container,
+                                            databaseScope: configuration.database, token: configuration.token, zoneName: configuration.zone)
+        let names = model.configurations.keys.sorted()
+        if names.isEmpty {
+            var description = PersistentStoreDescription(url: url.appendingPathComponent("Store.sqlite"))
+            description.cloudContainerOptions = options
+            return [description]
+        }
+        return names.map { name in
+            var description = PersistentStoreDescription(url: url.appendingPathComponent("\(name).sqlite"))
+            description.configuration = name
+            if !configuration.localConfigurations.contains(name) { description.cloudContainerOptions = options }
+            return description
+        }
+    }
+
+    /// Opens the device's container (syncing only when asked).
+    func openContainer() throws -> CloudContainer {
+        let container = CloudContainer(name: url.lastPathComponent, managedObjectModel: model)
+        container.automaticallySyncs = false
+        container.persistentStoreDescriptions = descriptions
+        try container.loadPersistentStores()
+        return container
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import Nimbus
+
+extension StoreCommand {
+    /// `nimbus store update <store> <Entity> --predicate P key=value…`.
+    struct Update: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Edit the objects matching a predicate and save them.",
+            discussion: """
+                Values are parsed as for insert (by each attribute's type; relationships as object URIs). \
+                Example: nimbus store update Posts.sqlite Post --predicate "title == 'Draft'" title=Published views=3
+                """)
+
+        @Argument(help: "The store file or device folder.") var store: String
+        @Argument(help: "The entity name.") var entity: String
+        @Option(help: "Which objects to edit; use TRUEPREDICATE for all.") var predicate: String
+        @Argument(help: "key=value assignments.") var values: [String] = []
+        @Option(help: "The author recorded in persistent history (default nimbus-cli).") var author: String?
+        @Flag(help: "Print the edited objects as JSON.") var json = false
+
+        func run() throws {
+            try reportingErrors {
+                let session = try StoreSession(path: store, author: author)
+                let assignments = try ValueParsing.assignments(values)
+                guard !assignments.isEmpty else { throw CLIError("give at least one key=value to set") }
+                var request = FetchRequest<ManagedObject>(entityName: entity)
+                request.predicate = try StoreSession.predicate(predicate)
+                let edited = try session.context.performAndWait { () throws -> [[String: Any]] in
+                    let objects = try session.context.fetch(request)
+                    for object in objects { try ValueParsing.apply(assignments, to: object, session: session) }
+                    try session.context.save()
+                    return objects.map { ObjectJSON.dictionary(for: $0) }
+                }
+                print(json ? try ObjectJSON.serialize(edited) : "updated \(edited.count)")
+            }
+        }
+    }
+}
