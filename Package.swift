@@ -94,7 +94,8 @@ let package = Package(
         .testTarget(
             name: "NimbusCloudTests",
             dependencies: ["NimbusCloud", "NimbusServer", "NimbusWire", "Nimbus", "NimbusTesting", "nimbus",
-                           .product(name: "GRDB", package: "GRDB.swift")]
+                           .product(name: "GRDB", package: "GRDB.swift")],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "NimbusWireTests", dependencies: ["NimbusWire"], resources: [.copy("Fixtures")]),
         .testTarget(

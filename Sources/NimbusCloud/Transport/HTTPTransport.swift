@@ -24,8 +24,16 @@ public struct HTTPTransport: CloudTransport {
     /// - Parameter options: The server, container, database and token.
     public init(options: CloudContainerOptions) {
         self.options = options
-        self.client = HTTPClient.shared
+        self.client = Self.sharedClient
     }
+
+    /// One client for every transport of the process (connection pool, event loops); a
+    /// refused or unreachable server fails within seconds instead of the request timeout.
+    static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(3), read: .seconds(60))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     var databasePath: String {
         "\(NimbusWire.pathPrefix)/containers/\(Self.escape(options.containerIdentifier))/databases/\(options.databaseScope.rawValue)"

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+@Suite("nimbus device commands against nimbus serve", .serialized)
+struct DeviceCommandTests {
+    @Test("two device folders converge through the CLI; store update edits and exports; the demo passes")
+    func devices() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let model = try #require(Bundle.module.url(forResource: "Posts", withExtension: "json", subdirectory: "Fixtures"))
+        let a = server.folder.url.appendingPathComponent("a").path
+        let b = server.folder.url.appendingPathComponent("b").path
+        for (directory, token) in [(a, server.tokens[0]), (b, server.tokens[1])] {
+            try SyncServer.check(SyncServer.run(["device", "init", directory, "--server", server.url.absoluteString,
+                                                 "--token", token, "--model", model.path, "--container", "cli"]))
+        }
+        try SyncServer.check(SyncServer.run(["store", "insert", a, "Post", "title=Hello", "views=1"]))
+        let status = try SyncServer.run(["device", "status", a, "--json"])
+        #expect(status.output.contains("\"pendingUploads\" : 1"))
+        try SyncServer.check(SyncServer.run(["device", "sync", a]))
+        try SyncServer.check(SyncServer.run(["device", "sync", b]))
+        try SyncServer.check(SyncServer.run(["store", "update", b, "Post", "--predicate", "title == 'Hello'", "views=5"]))
+        try SyncServer.check(SyncServer.run(["device", "sync", b]))
+        try SyncServer.check(SyncServer.run(["device", "sync", a]))
+        let fetched = try SyncServer.run(["store", "fetch", a, "Post", "--json"])
+        try SyncServer.check(fetched)
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(fetched.output.utf8)) as? [[String: Any]])
+        #expect(objects.count == 1)
+        #expect(objects.first?["views"] as? Int == 5)
+        // A wrong token: a clear one-line error, non-zero exit, the store still usable.
+        let c = server.folder.url.appendingPathComponent("c").path
+        try SyncServer.check(SyncServer.run(["device", "init", c, "--server", server.url.absoluteString, "--token", "nmb_wrong", "--model", model.path]))
+        try SyncServer.check(SyncServer.run(["store", "insert", c, "Post", "title=local"]))
+        let refused = try SyncServer.run(["device", "sync", c])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("notAuthenticated"))
+        #expect(try SyncServer.run(["store", "fetch", c, "Post", "--json"]).output.contains("local"))
+    }
+
+    @Test("an unreachable server fails the sync clearly and keeps the edit pending")
+    func unreachable() async throws {
+        let server = try await SyncServer()
+        let model = try #require(Bundle.module.url(forResource: "Posts", withExtension: "json", subdirectory: "Fixtures"))
+        let a = server.folder.url.appendingPathComponent("a").path
+        try SyncServer.check(SyncServer.run(["device", "init", a, "--server", server.url.absoluteString, "--token", server.tokens[0], "--model", model.path]))
+        server.stop()
+        try SyncServer.check(SyncServer.run(["store", "insert", a, "Post", "title=offline"]))
+        let result = try SyncServer.run(["device", "sync", a])
+        #expect(result.status == 1)
+        #expect(result.error.contains("network"))
+        #expect(try SyncServer.run(["device", "status", a, "--json"]).output.contains("\"pendingUploads\" : 1"))
+    }
+
+    @Test("nimbus demo converges")
+    func demo() throws {
+        let result = try SyncServer.run(["demo"])
+        #expect(result.status == 0, "\(result.output)\n\(result.error)")
+        #expect(result.output.contains("both replicas hold the same data"))
+    }
+}
