@@ -12,22 +12,6 @@ struct DeviceCommand: AsyncParsableCommand {
         subcommands: [Init.self, Sync.self, Status.self])
 }
 
-/// Runs an async command body, turning errors into one line on stderr and exit status 1.
-func reportingCloudErrors<T>(_ body: () async throws -> T) async throws -> T {
-    do {
-        return try await body()
-    } catch let error as CloudError {
-        FileHandle.standardError.write(Data("nimbus: \(error.code): \(error.message)\n".utf8))
-        throw ExitCode(1)
-    } catch let error as NimbusError {
-        FileHandle.standardError.write(Data("nimbus: \(error.code): \(error.message)\n".utf8))
-        throw ExitCode(1)
-    } catch let error as CLIError {
-        FileHandle.standardError.write(Data("nimbus: \(error.message)\n".utf8))
-        throw ExitCode(1)
-    }
-}
-
 extension DeviceCommand {
     /// `nimbus device init <dir> --server URL --token T --model M [--container ID]`.
     struct Init: AsyncParsableCommand {
@@ -46,7 +30,7 @@ extension DeviceCommand {
         @Flag(help: "Print the device's status as JSON.") var json = false
 
         func run() async throws {
-            try await reportingCloudErrors {
+            try await reportingErrors {
                 guard let serverURL = URL(string: server), serverURL.scheme == "http" || serverURL.scheme == "https" else {
                     throw CLIError("--server must be an http:// or https:// URL, not \(server)")
                 }
@@ -83,7 +67,7 @@ extension DeviceCommand {
         @Flag(help: "Print the result as JSON.") var json = false
 
         func run() async throws {
-            try await reportingCloudErrors {
+            try await reportingErrors {
                 let cloud = try DeviceFolder(path: directory).openContainer()
                 let summary = try await cloud.syncNow()
                 let pending = try cloud.syncStatus().reduce(0) { $0 + $1.pendingUploads }
@@ -106,7 +90,7 @@ extension DeviceCommand {
         @Flag(help: "Print the status as JSON.") var json = false
 
         func run() async throws {
-            try await reportingCloudErrors {
+            try await reportingErrors {
                 let status = try DeviceFolder(path: directory).openContainer().syncStatus()
                 if json { print(try StatusJSON.encode(status)); return }
                 for store in status {
