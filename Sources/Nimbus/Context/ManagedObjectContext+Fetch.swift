@@ -218,12 +218,12 @@ extension ManagedObjectContext {
             for name in keyPath.split(separator: ".").map(String.init) {
                 var next: [ManagedObjectID] = []
                 for object in current {
-                    object.fireFaultIfNeeded()
+                    try object.fireFault()
                     guard let index = object.entity.propertyIndexes[name], let relationship = object.entity.properties[index].relationship else {
                         throw NimbusError(.unknownProperty, "\(object.entity.name) has no relationship \(name) (prefetch key path \(keyPath))")
                     }
                     if relationship.isToMany {
-                        object.ensureToManyLoaded(index)
+                        try object.loadToManyIfNeeded(index)
                         if case let .objects(ids) = object.values![index] { next += ids }
                     } else if case let .object(id) = object.values![index] {
                         next.append(id)

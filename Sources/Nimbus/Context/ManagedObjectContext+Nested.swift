@@ -5,9 +5,13 @@ extension ManagedObjectContext {
     /// for a nested context, the store's row otherwise. Nil when the object is gone there.
     func rowSnapshot(for id: ManagedObjectID) throws -> RowSnapshot? {
         guard let parent else { return try persistentStoreCoordinator.snapshot(for: id, context: self) }
-        return parent.performAndWait { () -> RowSnapshot? in
+        return try parent.performAndWait { () throws -> RowSnapshot? in
             let object = parent.object(with: id)
-            object.fireFaultIfNeeded()
+            do {
+                try object.fireFault()
+            } catch let error as NimbusError where error.code == .inaccessibleFault {
+                return nil
+            }
             guard !object.flags.isDeleted, !object.flags.isDeletedInStore, var values = object.values else { return nil }
             for index in object.entity.toManyIndexes { values[index] = .null }
             return RowSnapshot(version: object.committed?.version ?? 0, values: values)
@@ -15,10 +19,10 @@ extension ManagedObjectContext {
     }
 
     /// The current destinations of a to-many relationship in the parent.
-    func destinationsFromParent(_ parent: ManagedObjectContext, of id: ManagedObjectID, index: Int) -> [ManagedObjectID] {
-        parent.performAndWait {
+    func destinationsFromParent(_ parent: ManagedObjectContext, of id: ManagedObjectID, index: Int) throws -> [ManagedObjectID] {
+        try parent.performAndWait {
             let object = parent.object(with: id)
-            object.ensureToManyLoaded(index)
+            try object.loadToManyIfNeeded(index)
             if case let .objects(ids) = object.values?[index] { return ids }
             return []
         }

@@ -73,8 +73,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var changedSet: Set<ManagedObject> = []
     /// Deleted objects whose delete rules have been applied.
     var processedDeletes: Set<ManagedObject> = []
-    /// The last error of a fault fired by an accessor (accessors cannot throw).
-    var lastFaultError: NimbusError?
+    /// Errors of faults (and to-many relationships) that accessors which cannot throw
+    /// failed to read, by object: the next ``save()`` throws them, since edits made through
+    /// those accessors may be missing. Cleared by ``refresh(_:mergeChanges:)`` without
+    /// merging, ``rollback()`` and ``reset()``.
+    var faultFailures: [ManagedObjectID: NimbusError] = [:]
     /// Stores chosen with ``assign(_:to:)`` for new objects.
     @exclusivity(unchecked) var assignedStores: [ManagedObjectID: String] = [:]
     @exclusivity(unchecked) var insertionCounter: Int32 = 0

@@ -18,8 +18,8 @@ enum LightweightMigration {
             entityNumbers[source.entitiesByName[oldName]!.entityNumber] = destination.entitiesByName[newName]!.entityNumber
         }
         for table in newSchema.tables {
-            var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name) \($0.type)" }
-            try db.execute(sql: "CREATE TABLE NIMBUS_MIGRATING_\(table.name) (\(columns.joined(separator: ", ")))")
+            var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name.quotedDatabaseIdentifier) \($0.type)" }
+            try db.execute(sql: "CREATE TABLE \(("NIMBUS_MIGRATING_" + table.name).quotedDatabaseIdentifier) (\(columns.joined(separator: ", ")))")
             columns = []
             let hierarchy = destination.entities.filter { $0.rootEntity.name == table.rootEntityName }
             for entity in hierarchy {
@@ -57,7 +57,7 @@ enum LightweightMigration {
                     }
                 }
                 try db.execute(sql: """
-                    INSERT INTO NIMBUS_MIGRATING_\(table.name) (\(targets.joined(separator: ", ")))
+                    INSERT INTO \(("NIMBUS_MIGRATING_" + table.name).quotedDatabaseIdentifier) (\(targets.joined(separator: ", ")))
                     SELECT \(values.joined(separator: ", ")) FROM \(oldTable) WHERE Z_ENT = \(old.entityNumber)
                     """)
             }
@@ -75,23 +75,23 @@ enum LightweightMigration {
             }
         }
         for join in newSchema.joinTables {
-            var columns = ["\(join.firstColumn) INTEGER", "\(join.secondColumn) INTEGER"]
-            if let order = join.orderColumn { columns.append("\(order) INTEGER") }
-            columns.append("PRIMARY KEY (\(join.firstColumn), \(join.secondColumn))")
-            try db.execute(sql: "CREATE TABLE NIMBUS_MIGRATING_\(join.name) (\(columns.joined(separator: ", "))) WITHOUT ROWID")
+            var columns = ["\(join.firstColumn.quotedDatabaseIdentifier) INTEGER", "\(join.secondColumn.quotedDatabaseIdentifier) INTEGER"]
+            if let order = join.orderColumn { columns.append("\(order.quotedDatabaseIdentifier) INTEGER") }
+            columns.append("PRIMARY KEY (\(join.firstColumn.quotedDatabaseIdentifier), \(join.secondColumn.quotedDatabaseIdentifier))")
+            try db.execute(sql: "CREATE TABLE \(("NIMBUS_MIGRATING_" + join.name).quotedDatabaseIdentifier) (\(columns.joined(separator: ", "))) WITHOUT ROWID")
         }
         for copy in copiedJoins {
             try db.execute(sql: "INSERT OR IGNORE INTO NIMBUS_MIGRATING_\(copy.new) (\(copy.first), \(copy.second)) SELECT \(copy.oldFirst), \(copy.oldSecond) FROM \(copy.old)")
         }
         // Swap tables.
         for table in oldSchema.tables.map(\.name) + oldSchema.joinTables.map(\.name) where try db.tableExists(table) {
-            try db.execute(sql: "DROP TABLE \(table)")
+            try db.execute(sql: "DROP TABLE \(table.quotedDatabaseIdentifier)")
         }
         for table in newSchema.tables.map(\.name) + newSchema.joinTables.map(\.name) {
-            try db.execute(sql: "ALTER TABLE NIMBUS_MIGRATING_\(table) RENAME TO \(table)")
+            try db.execute(sql: "ALTER TABLE \(("NIMBUS_MIGRATING_" + table).quotedDatabaseIdentifier) RENAME TO \(table.quotedDatabaseIdentifier)")
         }
         for index in newSchema.indexes {
-            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index.name) ON \(index.table) (\(index.columns.joined(separator: ", ")))")
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index.name.quotedDatabaseIdentifier) ON \(index.table.quotedDatabaseIdentifier) (\(index.columns.joined(separator: ", ")))")
         }
         // Keys: each root keeps the highest key its rows had.
         var maxima: [String: Int64] = [:]
