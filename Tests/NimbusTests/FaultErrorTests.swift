@@ -64,7 +64,8 @@ struct FaultErrorTests {
 
     @Test("a fault whose read is refused by a lock stays live, and its value comes once the lock is gone")
     func busyFaultStaysLive() throws {
-        let (_, url, model) = try makeStore()
+        let (folder, url, model) = try makeStore()
+        defer { withExtendedLifetime(folder) {} }
         let context = try freshContext(url, model)
         try context.performAndWait { () throws in
             let post = try #require(try postFaults(context).first)
@@ -82,7 +83,8 @@ struct FaultErrorTests {
 
     @Test("an edit made while the object's fault could not be read makes the next save fail, not vanish")
     func busyFaultFailsSave() throws {
-        let (_, url, model) = try makeStore()
+        let (folder, url, model) = try makeStore()
+        defer { withExtendedLifetime(folder) {} }
         let context = try freshContext(url, model)
         try context.performAndWait { () throws in
             let post = try #require(try postFaults(context).first)
@@ -105,7 +107,8 @@ struct FaultErrorTests {
 
     @Test("setting a value through the throwing accessor reports the failed read")
     func throwingSetter() throws {
-        let (_, url, model) = try makeStore()
+        let (folder, url, model) = try makeStore()
+        defer { withExtendedLifetime(folder) {} }
         let context = try freshContext(url, model)
         try context.performAndWait { () throws in
             let post = try #require(try postFaults(context).first)
@@ -119,7 +122,8 @@ struct FaultErrorTests {
 
     @Test("a to-many relationship whose read fails is not taken as empty: a deny rule still holds")
     func busyToManyKeepsDeny() throws {
-        let (_, url, model) = try makeStore()
+        let (folder, url, model) = try makeStore()
+        defer { withExtendedLifetime(folder) {} }
         let context = try freshContext(url, model)
         try context.performAndWait { () throws in
             var request = FetchRequest<ManagedObject>(entityName: "Tag")
@@ -142,7 +146,8 @@ struct FaultErrorTests {
 
     @Test("a row that is really gone still makes an inaccessible (deleted) object by default")
     func goneRowIsInaccessible() throws {
-        let (_, url, model) = try makeStore()
+        let (folder, url, model) = try makeStore()
+        defer { withExtendedLifetime(folder) {} }
         let context = try freshContext(url, model)
         let other = try freshContext(url, model)
         try context.performAndWait { () throws in
@@ -159,7 +164,8 @@ struct FaultErrorTests {
 
     @Test("with shouldDeleteInaccessibleFaults false, a gone row is an inaccessibleFault error through public API")
     func inaccessibleFaultError() throws {
-        let (_, url, model) = try makeStore()
+        let (folder, url, model) = try makeStore()
+        defer { withExtendedLifetime(folder) {} }
         let context = try freshContext(url, model)
         context.shouldDeleteInaccessibleFaults = false
         let other = try freshContext(url, model)
@@ -181,7 +187,8 @@ struct FaultErrorTests {
 
     @Test("an edit to an object another context deleted is a merge conflict on save")
     func editOfDeletedIsConflict() throws {
-        let (_, url, model) = try makeStore()
+        let (folder, url, model) = try makeStore()
+        defer { withExtendedLifetime(folder) {} }
         let context = try freshContext(url, model)
         let other = try freshContext(url, model)
         try context.performAndWait { () throws in
@@ -215,7 +222,7 @@ struct FaultErrorTests {
         try other.performAndWait { () throws in
             other.delete(other.object(with: id))
             try other.save()
-            let notification = SaveNotification(deleted: [id])
+            let notification = SaveNotification(deletedObjectIDs: [id])
             context.performAndWait { context.mergeChanges(fromContextDidSave: notification) }
         }
         try context.performAndWait { () throws in

@@ -61,9 +61,20 @@ extension ManagedObject {
     /// Inverse relationships are kept consistent.
     ///
     /// Invalid keys or values are ignored here (accessors cannot throw); use
-    /// ``setValidatedValue(_:forKey:)`` to get the error.
+    /// ``setValidatedValue(_:forKey:)`` to get the error. When the object (or a related
+    /// one) cannot be read, nothing is set and the context's next save throws the read's
+    /// error, so the lost edit is not silent.
     public func setValue(_ value: Any?, forKey key: String) {
-        try? setValidatedValue(value, forKey: key)
+        // The object's own read first, so a stored value it cannot hold (a typeMismatch of
+        // the read) is recorded rather than taken for a wrong value given here.
+        guard fireFaultIfNeeded() else { return }
+        do {
+            try setValidatedValue(value, forKey: key)
+        } catch let error as NimbusError where error.code == .unknownProperty || error.code == .typeMismatch || error.code == .wrongContext {
+            return
+        } catch {
+            managedObjectContext?.recordFaultFailure(error, for: objectID)
+        }
     }
 
     /// Sets a property, throwing on an unknown key or a value of the wrong type.
