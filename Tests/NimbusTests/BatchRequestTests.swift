@@ -147,7 +147,7 @@ struct BatchRequestTests {
             request.resultType = .count
             #expect(try context.execute(request).count == 20)
             let deletes = (stack.store.recordedSQL ?? []).filter { $0.hasPrefix("DELETE") }
-            #expect(deletes == [#"DELETE FROM "ZROW" WHERE Z_PK IN (SELECT t0.Z_PK FROM ZROW t0 WHERE ((t0.ZN < ?)) ORDER BY t0.Z_PK)"#])
+            #expect(deletes == [#"DELETE FROM "ZROW" WHERE Z_PK IN (SELECT t0.Z_PK FROM "ZROW" t0 WHERE ((t0."ZN" < ?)) ORDER BY t0.Z_PK)"#])
             #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Row")) == 30)
         }
     }

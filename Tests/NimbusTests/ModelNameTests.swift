@@ -92,6 +92,30 @@ struct ModelNameTests {
         try queue.close()
     }
 
+    @Test("every identifier a save and a fetch write into SQL is quoted")
+    func quotedIdentifiers() throws {
+        let stack = try TestStack(recordSQL: true)
+        let context = stack.newContext()
+        try context.performAndWait { () throws in
+            let ada = try context.insert("Person", ["name": "Ada"])
+            let post = try context.insert("Post", ["title": "t", "author": ada])
+            try context.save()
+            post.setValue("u", forKey: "title")
+            try context.save()
+            var request = FetchRequest<ManagedObject>(entityName: "Post")
+            request.predicate = try QueryPredicate(format: "author.name == 'Ada'")
+            #expect(try context.fetch(request).count == 1)
+        }
+        let sql = stack.store.recordedSQL ?? []
+        #expect(sql.contains { $0.hasPrefix(#"INSERT INTO "ZPOST" ("Z_PK", "Z_ENT", "Z_OPT", "ZATTACHMENTS"#) || $0.hasPrefix(#"INSERT INTO "ZPOST" ("Z_PK", "Z_ENT", "Z_OPT", "ZAUTHOR""#) }, "\(sql)")
+        #expect(sql.contains { $0.hasPrefix(#"UPDATE "ZPOST" SET Z_OPT = Z_OPT + 1, "ZTITLE" = ?"#) }, "\(sql)")
+        #expect(sql.contains { $0.contains(#"FROM "ZPOST" t0 LEFT JOIN "ZPERSON" t1 ON t1.Z_PK = t0."ZAUTHOR" WHERE"#) }, "\(sql)")
+        // No statement names a model table or column bare.
+        for statement in sql where statement.contains("ZPOST") || statement.contains("ZTITLE") {
+            #expect(!statement.contains(" ZPOST") && !statement.contains(".ZTITLE") && !statement.contains(" ZTITLE"), "\(statement)")
+        }
+    }
+
     @Test("object URIs never trap: a store identifier with characters a URI cannot carry is percent-encoded")
     func uriOfOddStoreIdentifier() throws {
         let model = try PostsModel.make()

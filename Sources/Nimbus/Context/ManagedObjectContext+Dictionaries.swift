@@ -60,7 +60,7 @@ extension ManagedObjectContext {
                     throw NimbusError(.invalidArgument, "\(entity.name).\(name) is to-many; fetch an expression such as \(name).@count instead")
                 }
                 let identifier = store.identifier
-                return ("t0.\(column)", { row, i in
+                return ("t0.\(column.quotedDatabaseIdentifier)", { row, i in
                     guard let key: Int64 = row[i] else { return nil }
                     return ManagedObjectID(entity: destination, storeIdentifier: identifier, primaryKey: key)
                 })

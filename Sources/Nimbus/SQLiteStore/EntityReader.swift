@@ -30,8 +30,8 @@ struct EntityReader: Sendable {
         let mapping = schema.mapping(for: entity)
         table = mapping.table
         let tableColumns = schema.tables.first { $0.name == mapping.table }!.columns.map(\.name)
-        selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + tableColumns).map { "t0." + $0 }.joined(separator: ", ")
-        selectByKeySQL = "SELECT \(selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK = ?"
+        selectList = (["t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"] + tableColumns.map { "t0." + $0.quotedDatabaseIdentifier }).joined(separator: ", ")
+        selectByKeySQL = "SELECT \(selectList) FROM \(mapping.table.quotedDatabaseIdentifier) t0 WHERE t0.Z_PK = ?"
         var positions: [String: Int] = [:]
         for (i, name) in (["Z_PK", "Z_ENT", "Z_OPT"] + tableColumns).enumerated() { positions[name] = i }
         columnPositions = positions

@@ -35,7 +35,7 @@ extension SQLiteDatabase {
     func batchUpdate(_ query: SelectQuery, assignments: [(column: String, sql: String, arguments: [DatabaseValue], index: Int)],
                      wantIDs: Bool, author: String?, contextName: String?, history: Bool) throws -> BatchResult {
         let reader = reader(for: query.entity)
-        let set = (["Z_OPT = Z_OPT + 1"] + assignments.map { "\($0.column) = \($0.sql)" }).joined(separator: ", ")
+        let set = (["Z_OPT = Z_OPT + 1"] + assignments.map { "\($0.column.quotedDatabaseIdentifier) = \($0.sql)" }).joined(separator: ", ")
         let setArguments = assignments.flatMap(\.arguments)
         return try write { db in
             var result = BatchResult()
@@ -187,14 +187,14 @@ extension SQLiteDatabase {
                 case let .joinTable(join, sourceColumn, _, _):
                     try db.execute(sql: "DELETE FROM \(join.name.quotedDatabaseIdentifier) WHERE \(sourceColumn.quotedDatabaseIdentifier) IN (\(list))")
                 case let .inverseForeignKey(table, column, entityColumn, _) where relationship.deleteRule != .noAction:
-                    let clearEntity = entityColumn.map { ", \($0) = NULL" } ?? ""
+                    let clearEntity = entityColumn.map { ", \($0.quotedDatabaseIdentifier) = NULL" } ?? ""
                     try db.execute(sql: "UPDATE \(table.quotedDatabaseIdentifier) SET \(column.quotedDatabaseIdentifier) = NULL\(clearEntity), Z_OPT = Z_OPT + 1 WHERE \(column.quotedDatabaseIdentifier) IN (\(list))")
                 case .foreignKey where relationship.deleteRule != .noAction:
                     // A one-to-one: the partner's own foreign key points back here.
                     guard let destination = entity.destination(of: relationship), let inverse = entity.inverse(of: relationship),
                           let inverseIndex = destination.propertyIndexes[inverse.name], !inverse.isToMany,
                           case let .foreignKey(column, entityColumn) = schema.mapping(for: destination).storage[inverseIndex] else { continue }
-                    let clearEntity = entityColumn.map { ", \($0) = NULL" } ?? ""
+                    let clearEntity = entityColumn.map { ", \($0.quotedDatabaseIdentifier) = NULL" } ?? ""
                     let table = schema.mapping(for: destination).table
                     try db.execute(sql: "UPDATE \(table.quotedDatabaseIdentifier) SET \(column.quotedDatabaseIdentifier) = NULL\(clearEntity), Z_OPT = Z_OPT + 1 WHERE \(column.quotedDatabaseIdentifier) IN (\(list))")
                 default:

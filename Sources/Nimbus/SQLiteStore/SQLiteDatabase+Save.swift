@@ -217,7 +217,7 @@ struct InsertPlan: Sendable {
                 continue
             }
         }
-        sql = "INSERT INTO \(mapping.table.quotedDatabaseIdentifier) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        sql = "INSERT INTO \(mapping.table.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         self.items = items
         argumentCount = columns.count
     }

@@ -9,7 +9,7 @@ enum StoreSchemaWriter {
         let stored = Set(model.entities(forConfiguration: description.configuration).map { $0.rootEntity.name })
         for table in schema.tables where stored.contains(table.rootEntityName) {
             var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
-            columns += table.columns.map { "\($0.name) \($0.type)" }
+            columns += table.columns.map { "\($0.name.quotedDatabaseIdentifier) \($0.type)" }
             try db.execute(sql: "CREATE TABLE \(table.name.quotedDatabaseIdentifier) (\(columns.joined(separator: ", ")))")
         }
         for join in schema.joinTables {
@@ -20,7 +20,7 @@ enum StoreSchemaWriter {
         }
         let tables = Set(schema.tables.filter { stored.contains($0.rootEntityName) }.map(\.name)).union(schema.joinTables.map(\.name))
         for index in schema.indexes where tables.contains(index.table) {
-            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index.name.quotedDatabaseIdentifier) ON \(index.table.quotedDatabaseIdentifier) (\(index.columns.joined(separator: ", ")))")
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index.name.quotedDatabaseIdentifier) ON \(index.table.quotedDatabaseIdentifier) (\(index.columns.map(StoreSchema.quotedIndexColumn).joined(separator: ", ")))")
         }
         for entity in model.entities where !entity.uniquenessConstraints.isEmpty && stored.contains(entity.rootEntity.name) {
             let mapping = schema.mapping(for: entity)
@@ -35,7 +35,7 @@ enum StoreSchemaWriter {
                 guard !columns.isEmpty else { continue }
                 let entities = entity.entityNumbersInHierarchy.map(String.init).joined(separator: ",")
                 try db.execute(sql: """
-                    CREATE UNIQUE INDEX Z_\(entity.name.uppercased())_UNIQUE_\(n) ON \(mapping.table.quotedDatabaseIdentifier) (\(columns.joined(separator: ", "))) \
+                    CREATE UNIQUE INDEX \("Z_\(entity.name.uppercased())_UNIQUE_\(n)".quotedDatabaseIdentifier) ON \(mapping.table.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) \
                     WHERE Z_ENT IN (\(entities))
                     """)
             }
