@@ -144,6 +144,34 @@ struct FaultErrorTests {
         }
     }
 
+    @Test("a fault whose page is corrupt is a corruptStore error, and the object stays live")
+    func corruptPage() throws {
+        let (folder, url, model) = try makeStore()
+        defer { withExtendedLifetime(folder) {} }
+        let reader = try freshContext(url, model)
+        let ids = try reader.performAndWait { () throws in try reader.all("Post", sortedBy: "views").map(\.objectID) }
+        // Overwrite the Post table's root page (the rows) with garbage.
+        let (rootPage, pageSize) = try DatabaseQueue(path: url.path).read { db in
+            (try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'ZPOST'")!, try Int.fetchOne(db, sql: "PRAGMA page_size")!)
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seek(toOffset: UInt64((rootPage - 1) * pageSize))
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: pageSize))
+        try handle.close()
+        let context = try freshContext(url, model)
+        try context.performAndWait { () throws in
+            let post = context.object(with: try #require(ids.first))
+            #expect(post.value(forKey: "title") == nil)
+            #expect(!post.isDeleted)
+            #expect(post.isFault)
+            let error = try #require(throws: NimbusError.self) { try post.validatedValue(forKey: "title") }
+            #expect(error.code == .corruptStore, "\(error)")
+            post.setValue("edited", forKey: "title")
+            let saveError = try #require(throws: NimbusError.self) { try context.save() }
+            #expect(saveError.code == .corruptStore, "\(saveError)")
+        }
+    }
+
     @Test("a row that is really gone still makes an inaccessible (deleted) object by default")
     func goneRowIsInaccessible() throws {
         let (folder, url, model) = try makeStore()
