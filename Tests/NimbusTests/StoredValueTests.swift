@@ -140,6 +140,14 @@ struct StoredValueTests {
             expectCode(.invalidArgument) { try context.save() }
             context.rollback()
             #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Post")) == 0)
+            // Batch requests bind their values with the same checks.
+            expectCode(.invalidArgument) { try context.execute(BatchInsertRequest(entityName: "Post", objects: [["title": "ok"], ["thumbnail": huge]])) }
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Post")) == 0)
+            _ = try context.insert("Post", ["title": "small"])
+            try context.save()
+            var update = BatchUpdateRequest(entityName: "Post")
+            update.propertiesToUpdate = ["thumbnail": huge]
+            expectCode(.invalidArgument) { try context.execute(update) }
         }
     }
 }

@@ -82,6 +82,7 @@ extension ManagedObjectContext {
                     if let failure = attribute.validationFailure(for: converted) {
                         throw NimbusError(.validationFailed, "\(entity.name).\(key): \(failure)")
                     }
+                    try SQLiteBinding.checkLength(converted)
                     assignments.append((column, "?", [converted.databaseValue], index))
                 }
             }

@@ -13,14 +13,22 @@ extension SQLiteDatabase {
             var ids: [ManagedObjectID] = []
             ids.reserveCapacity(rows.count)
             for values in rows {
-                var arguments: [DatabaseValue] = [key.databaseValue, entity.entityNumber.databaseValue, 1.databaseValue]
+                // Bound through SQLite's C API with checked results, as a save's inserts are
+                // (GRDB's binding traps on values of 2 GiB).
+                statement.setUncheckedArguments(StatementArguments())
+                let handle = statement.sqliteStatement
+                var position: Int32 = 1
+                try SQLiteBinding.bind(.integer(key), to: handle, at: &position)
+                try SQLiteBinding.bind(.integer(Int64(entity.entityNumber)), to: handle, at: &position)
+                try SQLiteBinding.bind(.integer(1), to: handle, at: &position)
                 for item in plan.items {
                     switch item {
-                    case let .value(index): arguments.append(values[index].databaseValue)
-                    case let .foreignKey(_, hasEntityColumn): arguments.append(.null); if hasEntityColumn { arguments.append(.null) }
+                    case let .value(index): try SQLiteBinding.bind(values[index], to: handle, at: &position)
+                    case let .foreignKey(_, hasEntityColumn):
+                        try SQLiteBinding.bind(.null, to: handle, at: &position)
+                        if hasEntityColumn { try SQLiteBinding.bind(.null, to: handle, at: &position) }
                     }
                 }
-                statement.setUncheckedArguments(StatementArguments(arguments))
                 try statement.execute()
                 ids.append(ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: key))
                 key += 1

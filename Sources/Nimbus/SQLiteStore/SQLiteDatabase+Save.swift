@@ -276,13 +276,27 @@ enum SQLiteBinding {
         if code != SQLITE_OK { throw failure(code, value: value, statement: statement, position: position) }
     }
 
+    /// Refuses a value too large for SQLite before it reaches a binding that is not this
+    /// type's (GRDB's arguments count bytes in 32 bits and trap beyond).
+    static func checkLength(_ value: PropertyValue) throws(NimbusError) {
+        let count: Int = switch value {
+        case let .string(v): v.utf8.count
+        case let .data(v): v.count
+        default: 0
+        }
+        if count > Int(Int32.max) { throw failure(SQLITE_TOOBIG, value: value, sql: "the statement", position: 1) }
+    }
+
     private static func failure(_ code: Int32, value: PropertyValue, statement: SQLiteStatement, position: Int32) -> NimbusError {
+        failure(code, value: value, sql: sqlite3_sql(statement).map { String(cString: $0) } ?? "?", position: position)
+    }
+
+    private static func failure(_ code: Int32, value: PropertyValue, sql: String, position: Int32) -> NimbusError {
         let size: String = switch value {
         case let .string(v): "\(v.utf8.count) bytes of text"
         case let .data(v): "\(v.count) bytes of data"
         default: "a value"
         }
-        let sql = sqlite3_sql(statement).map { String(cString: $0) } ?? "?"
         if code == SQLITE_TOOBIG {
             return NimbusError(.invalidArgument, "\(size) is larger than SQLite accepts in one value (parameter \(position) of \(sql)); "
                 + "nothing was written: store such data in files and keep their names in the store")
