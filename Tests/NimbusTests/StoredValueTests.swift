@@ -84,6 +84,10 @@ struct StoredValueTests {
             let person = try #require(try context.fetch(request).first)
             expectCode(.typeMismatch) { _ = try person.validatedValue(forKey: "age") }
             #expect(person.value(forKey: "age") == nil)
+            // Dictionary results do not truncate either.
+            var ages = FetchRequest<[String: Any]>(entityName: "Person")
+            ages.propertiesToFetch = ["age"]
+            expectCode(.typeMismatch) { _ = try context.fetch(ages) }
         }
     }
 
