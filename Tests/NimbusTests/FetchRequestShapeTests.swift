@@ -31,6 +31,30 @@ struct FetchRequestShapeTests {
         }
     }
 
+    @Test("a nested context's limited fetch with an unsaved change asks its parent for a limited number of IDs")
+    func nestedLimitWithPendingChange() throws {
+        let stack = try TestStack()
+        let parent = stack.newContext()
+        try parent.performAndWait { () throws in
+            for i in 0..<100 { _ = try parent.insert("Post", ["title": "p\(i)", "views": i]) }
+            try parent.save()
+        }
+        let child = ManagedObjectContext(concurrencyType: .privateQueue, parent: parent)
+        try child.performAndWait { () throws in
+            var all = FetchRequest<ManagedObject>(entityName: "Post")
+            all.sortDescriptors = [FetchSortDescriptor("views")]
+            all.fetchLimit = 1
+            let first = try #require(try child.fetch(all).first)
+            first.setValue(500, forKey: "views")
+            var request = all
+            request.fetchLimit = 3
+            request.fetchOffset = 1
+            #expect(try child.fetch(request).map { $0.value(forKey: "views") as? Int64 } == [2, 3, 4])
+            request.fetchOffset = 97
+            #expect(try child.fetch(request).map { $0.value(forKey: "views") as? Int64 } == [98, 99, 500])
+        }
+    }
+
     @Test("a batch size still makes faults loaded a batch at a time when there are unsaved changes")
     func batchSizeWithPendingChange() throws {
         let stack = try TestStack(recordSQL: true)

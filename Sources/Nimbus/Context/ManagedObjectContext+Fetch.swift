@@ -94,7 +94,8 @@ extension ManagedObjectContext {
         let pending = pendingObjects(of: entity, request)
         if parent != nil {
             // A nested context sees what its parent sees, then its own unsaved changes.
-            let ids = try fetchIDsThroughParent(request, sliced: pending.isEmpty)
+            let widened = request.fetchLimit > 0 ? request.fetchOffset + request.fetchLimit + pending.count : nil
+            let ids = try fetchIDsThroughParent(request, sliced: pending.isEmpty, widenedLimit: widened)
             let objects = ids.map { object(with: $0) }
             return pending.isEmpty ? objects : try mergePending(objects, pending: pending, request: request)
         }

@@ -29,8 +29,9 @@ extension ManagedObjectContext {
     }
 
     /// The IDs a fetch gives in the parent, with the parent's (and its ancestors') unsaved
-    /// changes applied.
-    func fetchIDsThroughParent<Result>(_ request: FetchRequest<Result>, sliced: Bool) throws -> [ManagedObjectID] {
+    /// changes applied. Unsliced, the parent is still asked for at most `widenedLimit` IDs
+    /// when one is given (enough for this context's own pending objects to be merged in).
+    func fetchIDsThroughParent<Result>(_ request: FetchRequest<Result>, sliced: Bool, widenedLimit: Int? = nil) throws -> [ManagedObjectID] {
         guard let parent else { return [] }
         var ids = FetchRequest<ManagedObjectID>(entityName: request.entityName)
         ids.predicate = request.predicate
@@ -40,6 +41,8 @@ extension ManagedObjectContext {
         if sliced {
             ids.fetchLimit = request.fetchLimit
             ids.fetchOffset = request.fetchOffset
+        } else if let widenedLimit {
+            ids.fetchLimit = widenedLimit
         }
         return try parent.performAndWait { try parent.fetch(ids) }
     }
