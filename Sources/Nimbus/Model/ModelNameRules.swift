@@ -23,7 +23,7 @@ enum ModelNameRules {
     /// Appends every naming problem of the entities to `problems`.
     static func check(_ entities: [EntityDescription], problems: inout [String]) {
         let rule = "names start with a letter and hold only ASCII letters, digits and underscores, "
-            + "since they become SQL table and column names and parts of object URIs"
+            + "since they become SQL table and column names and parts of object URIs; rename it"
         func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
         var byName: [String: EntityDescription] = [:]
         var tables: [String: [String]] = [:]
