@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 /// `nimbus store …` run as a user runs it, on a model written in Xcode's format.
@@ -109,14 +110,56 @@ struct StoreCommandTests {
     ] as [([String], String)])
     func badInput(arguments: [String], message: String) throws {
         try createPosts()
-        let before = try Data(contentsOf: folder.appendingPathComponent("posts.sqlite"))
+        let store = folder.appendingPathComponent("posts.sqlite").path
+        let before = try Self.contents(of: store)
         let output = try cli.run(arguments)
         #expect(output.status != 0 && output.status < 128)
         #expect(output.stderr.contains(message), "\(output.stderr)")
         #expect(output.stderr.split(separator: "\n").count == 1)
+        // Bad input changes nothing: every row of every table (keys, metadata too) as before.
+        #expect(try Self.contents(of: store) == before)
         let count = try cli.run(["store", "fetch", "posts.sqlite", "Post", "--count"])
         #expect(count.stdout == "0\n")
-        _ = before
+    }
+
+    /// Every table's rows, in key order, as text (the file's bytes change with checkpoints).
+    static func contents(of path: String) throws -> [String] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            var lines: [String] = []
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+                lines.append("table \(table)")
+                for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) ORDER BY 1") {
+                    lines.append(row.description)
+                }
+            }
+            return lines
+        }
+    }
+
+    @Test("a crafted store whose model cache holds SQL in its names is refused by fetch and inspect, and runs none of it",
+          arguments: [["store", "fetch", "posts.sqlite", "Post"], ["store", "inspect", "posts.sqlite"],
+                      ["store", "fetch", "posts.sqlite", "Person", "--count"]])
+    func craftedModelCache(arguments: [String]) throws {
+        try createPosts()
+        _ = try insertPost(["title=kept"])
+        let store = folder.appendingPathComponent("posts.sqlite").path
+        let queue = try DatabaseQueue(path: store)
+        try queue.write { db in
+            let data = try #require(try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE"))
+            let text = try #require(String(data: data, encoding: .utf8))
+            #expect(text.contains("\"Post\""))
+            let crafted = text.replacingOccurrences(of: "\"Post\"", with: #""Post\" t0; DELETE FROM ZPOST; --""#)
+            try db.execute(sql: "UPDATE Z_MODELCACHE SET Z_CONTENT = ?", arguments: [Data(crafted.utf8)])
+        }
+        try queue.close()
+        let before = try Self.contents(of: store)
+        let output = try cli.run(arguments)
+        #expect(output.status != 0 && output.status < 128, "\(output.stdout)")
+        #expect(output.stderr.contains("not allowed"), "\(output.stderr)")
+        #expect(try Self.contents(of: store) == before)
+        #expect(before.contains { $0.contains("kept") })
     }
 
     @Test("a file that is not a store is refused and left alone")

@@ -28,9 +28,13 @@ struct BatchRequestTests {
             #expect(first.value(forKey: "published") as? Bool == false, "defaults apply")
             let history = try context.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
             #expect(history.map { $0.changes?.count } == [100, 10])
-            // A new object saved afterwards gets a fresh key.
-            _ = try context.insert("Post", ["title": "after"])
+            // A new object saved afterwards gets a fresh key: past every batch-inserted one.
+            let after = try context.insert("Post", ["title": "after"])
             try context.save()
+            let batchKeys = result.objectIDs.map(\.primaryKey)
+            #expect(Set(batchKeys).count == 100)
+            #expect(after.objectID.primaryKey > batchKeys.max()!, "\(after.objectID) reuses a batch-inserted key")
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Post")) == 101)
         }
     }
 
@@ -143,7 +147,7 @@ struct BatchRequestTests {
             request.resultType = .count
             #expect(try context.execute(request).count == 20)
             let deletes = (stack.store.recordedSQL ?? []).filter { $0.hasPrefix("DELETE") }
-            #expect(deletes == ["DELETE FROM ZROW WHERE Z_PK IN (SELECT t0.Z_PK FROM ZROW t0 WHERE ((t0.ZN < ?)) ORDER BY t0.Z_PK)"])
+            #expect(deletes == [#"DELETE FROM "ZROW" WHERE Z_PK IN (SELECT t0.Z_PK FROM "ZROW" t0 WHERE ((t0."ZN" < ?)) ORDER BY t0.Z_PK)"#])
             #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Row")) == 30)
         }
     }

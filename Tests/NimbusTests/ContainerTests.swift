@@ -45,12 +45,21 @@ struct ContainerTests {
         }
     }
 
-    @Test("the default store location is under XDG_DATA_HOME")
+    @Test("the default store location is under XDG_DATA_HOME, else ~/.local/share")
     func defaultLocation() throws {
-        let url = PersistentContainer.defaultDirectoryURL()
-        #expect(url.lastPathComponent == "nimbus")
+        let folder = try TemporaryDirectory()
+        let previous = ProcessInfo.processInfo.environment["XDG_DATA_HOME"]
+        defer {
+            if let previous { setenv("XDG_DATA_HOME", previous, 1) } else { unsetenv("XDG_DATA_HOME") }
+        }
+        setenv("XDG_DATA_HOME", folder.url.path, 1)
+        #expect(PersistentContainer.defaultDirectoryURL().standardizedFileURL.path == folder.file("nimbus").standardizedFileURL.path)
         let container = PersistentContainer(name: "Demo", managedObjectModel: try Self.noteModel())
-        #expect(container.persistentStoreDescriptions.first?.url?.lastPathComponent == "Demo.sqlite")
+        #expect(container.persistentStoreDescriptions.first?.url?.standardizedFileURL.path
+            == folder.file("nimbus/Demo.sqlite").standardizedFileURL.path)
+        unsetenv("XDG_DATA_HOME")
+        let home = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/nimbus")
+        #expect(PersistentContainer.defaultDirectoryURL().standardizedFileURL.path == home.standardizedFileURL.path)
     }
 
     @Test("loading stores asynchronously reports each store to the handler")

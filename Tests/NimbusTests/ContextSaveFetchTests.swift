@@ -172,8 +172,15 @@ struct ContextSaveFetchTests {
             grouped.propertiesToFetch = ["title", .expression(name: "count", .function("count:", [.keyPath(["title"])]), type: .integer64)]
             grouped.propertiesToGroupBy = ["title"]
             grouped.havingPredicate = .comparison(.init(.keyPath(["count"]), .greaterThan, .constant(.integer(3))))
+            grouped.sortDescriptors = [FetchSortDescriptor("title")]
+            #expect(try context.fetch(grouped).count == 5, "every title has 4 posts")
+            // One title with a fifth post: the clause now keeps only its group.
+            _ = try context.insert("Post", ["title": "post 2", "views": 99])
+            try context.save()
+            grouped.havingPredicate = .comparison(.init(.keyPath(["count"]), .greaterThan, .constant(.integer(4))))
             let groups = try context.fetch(grouped)
-            #expect(groups.count == 5)
+            #expect(groups.map { $0["title"] as? String } == ["post 2"])
+            #expect(groups.first?["count"] as? Int64 == 5)
         }
     }
 }

@@ -100,9 +100,20 @@ struct MigrationTests {
             #expect(Set(history[0].changes!.map(\.changedObjectID.entity.name)) == ["Author", "Book", "Genre"])
         }
         #expect(store.metadata["NSPersistentHistoryTrackingKey"] as? Bool == true)
-        // The migrated store opens again without migrating.
+        // The migrated store opens again without migrating: the file is left byte for byte
+        // as it was, and it holds what was saved after the migration.
+        try coordinator.removePersistentStore(store)
+        let migrated = Data(SHA256.hash(data: try Data(contentsOf: url)))
         let again = PersistentStoreCoordinator(managedObjectModel: try Self.version2())
-        try again.addPersistentStore(with: description(url))
+        let reopened = try again.addPersistentStore(with: description(url))
+        #expect(reopened.metadata["NSStoreModelVersionHashes"] as? [String: Data] == (try Self.version2()).entityVersionHashesByName)
+        let check = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: again)
+        try check.performAndWait { () throws in
+            #expect(try check.all("Book", sortedBy: "heading").map { $0.value(forKey: "heading") as? String } == ["Lathe", "The Dispossessed (1974)"])
+            #expect(try check.all("AReview").count == 1)
+        }
+        try again.removePersistentStore(reopened)
+        #expect(Data(SHA256.hash(data: try Data(contentsOf: url))) == migrated, "opening the migrated store changed the file")
     }
 
     @Test("history of a removed entity leaves a gap: history is kept up to the last complete transaction")

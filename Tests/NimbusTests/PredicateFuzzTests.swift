@@ -147,7 +147,14 @@ struct PredicateCompilerFuzzTests {
                 #expect(typed.contains(error.code), "\(text): \(error.code) \(error)")
                 continue
             }
-            guard let expected = try? Set(world.people.filter { try predicate.evaluate(with: $0) }.map(\.objectID)) else { continue }
+            // SQL accepted the predicate, so memory must too: an error here is a disagreement.
+            let expected: Set<ManagedObjectID>
+            do {
+                expected = Set(try world.people.filter { try predicate.evaluate(with: $0) }.map(\.objectID))
+            } catch {
+                Issue.record("\(text): SQL fetched \(fetched.count) rows, memory threw \(error)")
+                continue
+            }
             #expect(fetched == expected, "\(text)")
         }
         #expect(parsed > 60, "only \(parsed) mutations parsed")

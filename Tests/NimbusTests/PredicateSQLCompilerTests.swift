@@ -15,53 +15,53 @@ struct PredicateSQLCompilerTests {
 
     @Test("comparisons use IS and IS NOT, so nil equals only nil")
     func nullSemantics() throws {
-        #expect(try Self.compile("age == 3").sql == "(t0.ZAGE IS ?)")
-        #expect(try Self.compile("age != 3").sql == "(t0.ZAGE IS NOT ?)")
-        #expect(try Self.compile("name == nil").sql == "t0.ZNAME IS NULL")
-        #expect(try Self.compile("nil != name").sql == "t0.ZNAME IS NOT NULL")
-        #expect(try Self.compile("NOT age < 3").sql == "NOT IFNULL((t0.ZAGE < ?), 0)")
-        #expect(try Self.compile("name IN {'a', nil}").sql == "(t0.ZNAME IN (?) OR t0.ZNAME IS NULL)")
+        #expect(try Self.compile("age == 3").sql == "(t0.\"ZAGE\" IS ?)")
+        #expect(try Self.compile("age != 3").sql == "(t0.\"ZAGE\" IS NOT ?)")
+        #expect(try Self.compile("name == nil").sql == "t0.\"ZNAME\" IS NULL")
+        #expect(try Self.compile("nil != name").sql == "t0.\"ZNAME\" IS NOT NULL")
+        #expect(try Self.compile("NOT age < 3").sql == "NOT IFNULL((t0.\"ZAGE\" < ?), 0)")
+        #expect(try Self.compile("name IN {'a', nil}").sql == "(t0.\"ZNAME\" IN (?) OR t0.\"ZNAME\" IS NULL)")
     }
 
     @Test("to-one key paths join once per path")
     func toOneJoins() throws {
         let compiled = try Self.compile("employer.name == 'Acme' AND employer.name != 'B'")
-        #expect(compiled.joins == ["LEFT JOIN ZCOMPANY t1 ON t1.Z_PK = t0.ZEMPLOYER"])
-        #expect(compiled.sql == "((t1.ZNAME IS ?) AND (t1.ZNAME IS NOT ?))")
+        #expect(compiled.joins == ["LEFT JOIN \"ZCOMPANY\" t1 ON t1.Z_PK = t0.\"ZEMPLOYER\""])
+        #expect(compiled.sql == "((t1.\"ZNAME\" IS ?) AND (t1.\"ZNAME\" IS NOT ?))")
         #expect(compiled.arguments == ["Acme".databaseValue, "B".databaseValue])
     }
 
     @Test("to-many key paths become EXISTS and correlated subqueries")
     func toMany() throws {
         #expect(try Self.compile("ANY pets.name == 'Rex'").sql
-            == "EXISTS (SELECT 1 FROM ZPET t1 WHERE (t1.ZOWNER = t0.Z_PK) AND ((t1.ZNAME IS ?)))")
+            == "EXISTS (SELECT 1 FROM \"ZPET\" t1 WHERE (t1.\"ZOWNER\" = t0.Z_PK) AND ((t1.\"ZNAME\" IS ?)))")
         #expect(try Self.compile("ALL pets.weight > 1").sql
-            == "NOT EXISTS (SELECT 1 FROM ZPET t1 WHERE (t1.ZOWNER = t0.Z_PK) AND (NOT IFNULL((t1.ZWEIGHT > ?), 0)))")
+            == "NOT EXISTS (SELECT 1 FROM \"ZPET\" t1 WHERE (t1.\"ZOWNER\" = t0.Z_PK) AND (NOT IFNULL((t1.\"ZWEIGHT\" > ?), 0)))")
         #expect(try Self.compile("tags.@count > 2").sql
-            == "((SELECT count(*) FROM Z_2TAGS t2 JOIN ZTAG t1 ON t1.Z_PK = t2.Z_4TAGS WHERE (t2.Z_2PEOPLE = t0.Z_PK)) > ?)")
+            == "((SELECT count(*) FROM \"Z_2TAGS\" t2 JOIN \"ZTAG\" t1 ON t1.Z_PK = t2.\"Z_4TAGS\" WHERE (t2.\"Z_2PEOPLE\" = t0.Z_PK)) > ?)")
         #expect(try Self.compile("pets.@sum.weight < 10").sql
-            == "((SELECT COALESCE(sum(t1.ZWEIGHT), 0) FROM ZPET t1 WHERE (t1.ZOWNER = t0.Z_PK)) < ?)")
+            == "((SELECT COALESCE(sum(t1.\"ZWEIGHT\"), 0) FROM \"ZPET\" t1 WHERE (t1.\"ZOWNER\" = t0.Z_PK)) < ?)")
         #expect(try Self.compile("SUBQUERY(pets, $p, $p.owner.age > 3).@count > 0").sql
-            == "((SELECT count(*) FROM ZPET t1 LEFT JOIN ZPERSON t2 ON t2.Z_PK = t1.ZOWNER WHERE (t1.ZOWNER = t0.Z_PK) AND ((t2.ZAGE > ?))) > ?)")
+            == "((SELECT count(*) FROM \"ZPET\" t1 LEFT JOIN \"ZPERSON\" t2 ON t2.Z_PK = t1.\"ZOWNER\" WHERE (t1.\"ZOWNER\" = t0.Z_PK) AND ((t2.\"ZAGE\" > ?))) > ?)")
     }
 
     @Test("string operators never treat % or _ as wildcards and fold with NIMBUS_FOLD")
     func strings() throws {
         let begins = try Self.compile("name BEGINSWITH[cd] %@", "x%_Y")
-        #expect(begins.sql == "(substr(NIMBUS_FOLD(t0.ZNAME, 3), 1, 4) = ?)")
+        #expect(begins.sql == "(substr(NIMBUS_FOLD(t0.\"ZNAME\", 3), 1, 4) = ?)")
         #expect(begins.arguments == [StringFolding.fold("x%_Y", caseInsensitive: true, diacriticInsensitive: true).databaseValue])
         let prefix = try Self.compile("name BEGINSWITH 'ab'")
-        #expect(prefix.sql == "(t0.ZNAME >= ? AND t0.ZNAME < ?)")
+        #expect(prefix.sql == "(t0.\"ZNAME\" >= ? AND t0.\"ZNAME\" < ?)")
         #expect(prefix.arguments == ["ab".databaseValue, "ac".databaseValue])
         #expect(PredicateSQLCompiler.prefixUpperBound("a\u{10FFFF}") == "b")
         #expect(PredicateSQLCompiler.prefixUpperBound("\u{D7FF}") == "\u{E000}")
         #expect(PredicateSQLCompiler.prefixUpperBound("\u{10FFFF}") == nil)
-        #expect(try Self.compile("name ENDSWITH '_'").sql == "(substr(t0.ZNAME, -1) = ?)")
-        #expect(try Self.compile("name CONTAINS '%'").sql == "(instr(t0.ZNAME, ?) > 0)")
+        #expect(try Self.compile("name ENDSWITH '_'").sql == "(substr(t0.\"ZNAME\", -1) = ?)")
+        #expect(try Self.compile("name CONTAINS '%'").sql == "(instr(t0.\"ZNAME\", ?) > 0)")
         #expect(try Self.compile("name CONTAINS ''").sql == "0")
-        #expect(try Self.compile("name LIKE[c] 'a*'").sql == "NIMBUS_LIKE(NIMBUS_FOLD(t0.ZNAME, 1), ?)")
-        #expect(try Self.compile("name MATCHES[c] 'a.*'").sql == "NIMBUS_MATCHES(t0.ZNAME, ?, 1)")
-        #expect(try Self.compile("name BEGINSWITH nickname").sql == "NIMBUS_BEGINSWITH(t0.ZNAME, t0.ZNICKNAME)")
+        #expect(try Self.compile("name LIKE[c] 'a*'").sql == "NIMBUS_LIKE(NIMBUS_FOLD(t0.\"ZNAME\", 1), ?)")
+        #expect(try Self.compile("name MATCHES[c] 'a.*'").sql == "NIMBUS_MATCHES(t0.\"ZNAME\", ?, 1)")
+        #expect(try Self.compile("name BEGINSWITH nickname").sql == "NIMBUS_BEGINSWITH(t0.\"ZNAME\", t0.\"ZNICKNAME\")")
     }
 
     @Test("constants are coerced to the attribute's type")
@@ -104,13 +104,13 @@ struct PredicateSQLCompilerTests {
     func expressions() throws {
         let model = try PredicateTestSupport.model()
         var compiler = PredicateSQLCompiler(entity: try model.entity(named: "Person"), schema: model.schema)
-        #expect(try compiler.expression(QueryExpression(format: "age * 2 + 1")) == ("((t0.ZAGE * 2) + 1)", .integer64))
-        #expect(try compiler.expression(QueryExpression(format: "count:(name)")) == ("count(t0.ZNAME)", .integer64))
+        #expect(try compiler.expression(QueryExpression(format: "age * 2 + 1")) == ("((t0.\"ZAGE\" * 2) + 1)", .integer64))
+        #expect(try compiler.expression(QueryExpression(format: "count:(name)")) == ("count(t0.\"ZNAME\")", .integer64))
         #expect(try compiler.expression(QueryExpression(format: "pets.@avg.weight")).type == .double)
-        #expect(try compiler.expression(QueryExpression(format: "lowercase:(employer.name)")).sql == "NIMBUS_LOWER(t2.ZNAME)")
+        #expect(try compiler.expression(QueryExpression(format: "lowercase:(employer.name)")).sql == "NIMBUS_LOWER(t2.\"ZNAME\")")
         #expect(try compiler.expression(.constant(.string("it's"))).sql == "'it''s'")
         #expect(compiler.arguments.isEmpty)
-        #expect(compiler.joins == ["LEFT JOIN ZCOMPANY t2 ON t2.Z_PK = t0.ZEMPLOYER"])
+        #expect(compiler.joins == ["LEFT JOIN \"ZCOMPANY\" t2 ON t2.Z_PK = t0.\"ZEMPLOYER\""])
     }
 
     @Test("the main table can be named instead of aliased, for UPDATE statements")
@@ -118,7 +118,7 @@ struct PredicateSQLCompilerTests {
         let model = try PredicateTestSupport.model()
         var compiler = PredicateSQLCompiler(entity: try model.entity(named: "Person"), schema: model.schema, alias: "ZPERSON")
         #expect(try compiler.expression(QueryExpression(format: "age + pets.@count")).sql
-            == "(ZPERSON.ZAGE + (SELECT count(*) FROM ZPET t1 WHERE (t1.ZOWNER = ZPERSON.Z_PK)))")
+            == "(ZPERSON.\"ZAGE\" + (SELECT count(*) FROM \"ZPET\" t1 WHERE (t1.\"ZOWNER\" = ZPERSON.Z_PK)))")
         #expect(compiler.joins.isEmpty)
     }
 
@@ -129,7 +129,7 @@ struct PredicateSQLCompilerTests {
         let sql = try compiler.orderBy([FetchSortDescriptor("name", comparison: .caseInsensitive),
                                         FetchSortDescriptor("employer.name", ascending: false, comparison: .localizedStandard),
                                         FetchSortDescriptor("age")])
-        #expect(sql == "t0.ZNAME COLLATE NIMBUS_CASE_INSENSITIVE, t1.ZNAME COLLATE NIMBUS_LOCALIZED DESC, t0.ZAGE")
+        #expect(sql == "t0.\"ZNAME\" COLLATE NIMBUS_CASE_INSENSITIVE, t1.\"ZNAME\" COLLATE NIMBUS_LOCALIZED DESC, t0.\"ZAGE\"")
         #expect(throws: NimbusError.self) { try compiler.orderBy([FetchSortDescriptor("pets")]) }
     }
 

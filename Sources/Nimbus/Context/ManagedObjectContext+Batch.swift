@@ -73,12 +73,16 @@ extension ManagedObjectContext {
                         throw NimbusError(.unsupported, "batch update expressions may use the row's own attributes only")
                     }
                     // The UPDATE names its table t0, so the expression's columns resolve to the row.
-                    assignments.append((column, sql, expressionCompiler.arguments, index))
+                    // Each value is checked against the attribute's type in SQL: a REAL in an
+                    // integer column (views * 1e30, an overflow) stops the update.
+                    let checked = "\(SQLFunctions.checked)(\(sql), '\(attribute.type.rawValue)', '\(entity.name).\(key)')"
+                    assignments.append((column, checked, expressionCompiler.arguments, index))
                 } else {
                     let converted = try PropertyValue(value, for: attribute.type, transformerName: attribute.valueTransformerName)
                     if let failure = attribute.validationFailure(for: converted) {
                         throw NimbusError(.validationFailed, "\(entity.name).\(key): \(failure)")
                     }
+                    try SQLiteBinding.checkLength(converted)
                     assignments.append((column, "?", [converted.databaseValue], index))
                 }
             }

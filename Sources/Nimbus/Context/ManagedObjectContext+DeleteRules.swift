@@ -15,10 +15,10 @@ extension ManagedObjectContext {
         var cascade = Set(pending)
         var queue = pending
         while let object = queue.popLast() {
-            object.fireFaultIfNeeded()
+            try object.fireFault()
             for index in object.entity.properties.indices {
                 guard let relationship = object.entity.properties[index].relationship, !relationship.isTransient else { continue }
-                let destinations = destinationIDs(of: object, at: index)
+                let destinations = try destinationIDs(of: object, at: index)
                 switch relationship.deleteRule {
                 case .deny:
                     let blocking = destinations.filter { id in !cascade.contains { $0.objectID == id } }
@@ -48,7 +48,7 @@ extension ManagedObjectContext {
             for index in object.entity.properties.indices {
                 guard let relationship = object.entity.properties[index].relationship, !relationship.isTransient,
                       relationship.deleteRule != .noAction, let inverse = object.entity.inverse(of: relationship) else { continue }
-                for id in destinationIDs(of: object, at: index) {
+                for id in try destinationIDs(of: object, at: index) {
                     let destination = self.object(with: id)
                     if destination.flags.isDeleted { continue }
                     destination.inverseRemove(object.objectID, relationship: inverse)
@@ -58,10 +58,11 @@ extension ManagedObjectContext {
         }
     }
 
-    private func destinationIDs(of object: ManagedObject, at index: Int) -> [ManagedObjectID] {
+    /// The destinations of a relationship; a failed read throws (it never passes for none).
+    private func destinationIDs(of object: ManagedObject, at index: Int) throws -> [ManagedObjectID] {
         guard let relationship = object.entity.properties[index].relationship else { return [] }
         if relationship.isToMany {
-            object.ensureToManyLoaded(index)
+            try object.loadToManyIfNeeded(index)
             if case let .objects(ids) = object.values?[index] { return ids }
             return []
         }

@@ -16,7 +16,7 @@ extension ManagedObjectContext {
             query.includesSubentities = request.includesSubentities
             if let predicate = request.predicate { query.condition = try compiler.condition(predicate) }
             var columns: [String] = []
-            var readers: [(name: String, read: (Row, Int) -> Any?)] = []
+            var readers: [(name: String, read: (Row, Int) throws -> Any?)] = []
             for property in properties {
                 let (sql, reader) = try selection(for: property, entity: entity, compiler: &compiler, store: store)
                 columns.append(sql)
@@ -41,7 +41,7 @@ extension ManagedObjectContext {
             for row in rows {
                 var dictionary: [String: Any] = [:]
                 for (index, reader) in readers.enumerated() {
-                    if let value = reader.read(row, index) { dictionary[reader.name] = value }
+                    if let value = try reader.read(row, index) { dictionary[reader.name] = value }
                 }
                 results.append(dictionary)
             }
@@ -50,7 +50,7 @@ extension ManagedObjectContext {
     }
 
     private func selection(for property: FetchProperty, entity: EntityDescription, compiler: inout PredicateSQLCompiler,
-                           store: PersistentStore) throws -> (sql: String, read: (Row, Int) -> Any?) {
+                           store: PersistentStore) throws -> (sql: String, read: (Row, Int) throws -> Any?) {
         switch property {
         case let .property(name):
             if let index = entity.propertyIndexes[name], let relationship = entity.properties[index].relationship {
@@ -60,8 +60,13 @@ extension ManagedObjectContext {
                     throw NimbusError(.invalidArgument, "\(entity.name).\(name) is to-many; fetch an expression such as \(name).@count instead")
                 }
                 let identifier = store.identifier
-                return ("t0.\(column)", { row, i in
-                    guard let key: Int64 = row[i] else { return nil }
+                return ("t0.\(column.quotedDatabaseIdentifier)", { row, i in
+                    let stored: DatabaseValue = row[i]
+                    guard !stored.isNull else { return nil }
+                    guard let key = Int64.fromDatabaseValue(stored) else {
+                        throw NimbusError(.corruptStore, "\(entity.name).\(name) holds \(stored), which is no primary key; "
+                            + "the store was changed outside Nimbus: fix the row")
+                    }
                     return ManagedObjectID(entity: destination, storeIdentifier: identifier, primaryKey: key)
                 })
             }
@@ -73,11 +78,20 @@ extension ManagedObjectContext {
         }
     }
 
-    private static func reader(for type: AttributeType?) -> (Row, Int) -> Any? {
+    private static func reader(for type: AttributeType?) -> (Row, Int) throws -> Any? {
         { row, index in
             let value: DatabaseValue = row[index]
             guard let type else { return value.isNull ? nil : value.storage.value }
-            return PropertyValue(databaseValue: value, type: type).anyValue(for: type)
+            let converted = PropertyValue(databaseValue: value, type: type)
+            // Integers are given as their attribute's type only when they fit (never truncated).
+            if let range = type.integerRange {
+                guard case let .integer(integer) = converted, range.contains(integer) else {
+                    if converted.isNull { return nil }
+                    throw NimbusError(.typeMismatch, "a fetched \(type.rawValue) value is \(value), which is not a whole number in "
+                        + "the range of \(type.rawValue); update the row with a value in range, or fetch it with a wider type")
+                }
+            }
+            return converted.anyValue(for: type)
         }
     }
 }

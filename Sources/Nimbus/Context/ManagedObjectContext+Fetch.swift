@@ -21,11 +21,19 @@ extension ManagedObjectContext {
             }
             return [count]
         case .dictionary:
+            guard Result.self == [String: Any].self || Result.self == Any.self else {
+                throw NimbusError(.typeMismatch, "a request with resultType .dictionary returns [String: Any], not \(Result.self); "
+                    + "declare it as FetchRequest<[String: Any]>")
+            }
             let rows = try fetchDictionaries(request, entity: entity)
-            return rows.compactMap { $0 as? Result }
+            return rows.map { $0 as! Result }
         case .managedObjectID:
+            guard Result.self == ManagedObjectID.self || Result.self == Any.self else {
+                throw NimbusError(.typeMismatch, "a request with resultType .managedObjectID returns ManagedObjectID, not \(Result.self); "
+                    + "declare it as FetchRequest<ManagedObjectID>")
+            }
             let ids = try fetchMatchingIDs(request, entity: entity)
-            return ids.compactMap { $0 as? Result }
+            return ids.map { $0 as! Result }
         case .managedObject:
             let objects = try fetchObjects(request, entity: entity)
             if Result.self == ManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
@@ -86,16 +94,22 @@ extension ManagedObjectContext {
         let pending = pendingObjects(of: entity, request)
         if parent != nil {
             // A nested context sees what its parent sees, then its own unsaved changes.
-            let ids = try fetchIDsThroughParent(request, sliced: pending.isEmpty)
+            let widened = request.fetchLimit > 0 ? request.fetchOffset + request.fetchLimit + pending.count : nil
+            let ids = try fetchIDsThroughParent(request, sliced: pending.isEmpty, widenedLimit: widened)
             let objects = ids.map { object(with: $0) }
             return pending.isEmpty ? objects : try mergePending(objects, pending: pending, request: request)
         }
         let stores = try persistentStoreCoordinator.stores(for: entity)
         let merging = !pending.isEmpty || stores.count > 1
-        let query = try selectQuery(request, entity: entity, sliced: !merging)
+        var query = try selectQuery(request, entity: entity, sliced: !merging)
+        if merging && request.fetchLimit > 0 {
+            // The merged result's first offset + limit objects come from each store's first
+            // offset + limit rows beyond the pending objects (each can displace one row).
+            query.limit = request.fetchOffset + request.fetchLimit + pending.count
+        }
         var objects: [ManagedObject] = []
 
-        if request.fetchBatchSize > 0 && !merging {
+        if request.fetchBatchSize > 0 && stores.count == 1 {
             let store = stores[0]
             let ids = try read(store) { db in try store.database.fetchIDs(query, db) }
             let group = BatchFaultGroup(ids: ids, batchSize: request.fetchBatchSize)
@@ -106,7 +120,7 @@ extension ManagedObjectContext {
                 if object.values == nil && object.committed == nil { object.batch = (group, position) }
                 objects.append(object)
             }
-        } else if !request.includesPropertyValues && !merging {
+        } else if !request.includesPropertyValues {
             for store in stores {
                 let ids = try read(store) { db in try store.database.fetchIDs(query, db) }
                 objects.reserveCapacity(objects.count + ids.count)
@@ -218,12 +232,12 @@ extension ManagedObjectContext {
             for name in keyPath.split(separator: ".").map(String.init) {
                 var next: [ManagedObjectID] = []
                 for object in current {
-                    object.fireFaultIfNeeded()
+                    try object.fireFault()
                     guard let index = object.entity.propertyIndexes[name], let relationship = object.entity.properties[index].relationship else {
                         throw NimbusError(.unknownProperty, "\(object.entity.name) has no relationship \(name) (prefetch key path \(keyPath))")
                     }
                     if relationship.isToMany {
-                        object.ensureToManyLoaded(index)
+                        try object.loadToManyIfNeeded(index)
                         if case let .objects(ids) = object.values![index] { next += ids }
                     } else if case let .object(id) = object.values![index] {
                         next.append(id)

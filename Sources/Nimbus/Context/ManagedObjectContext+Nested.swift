@@ -5,9 +5,13 @@ extension ManagedObjectContext {
     /// for a nested context, the store's row otherwise. Nil when the object is gone there.
     func rowSnapshot(for id: ManagedObjectID) throws -> RowSnapshot? {
         guard let parent else { return try persistentStoreCoordinator.snapshot(for: id, context: self) }
-        return parent.performAndWait { () -> RowSnapshot? in
+        return try parent.performAndWait { () throws -> RowSnapshot? in
             let object = parent.object(with: id)
-            object.fireFaultIfNeeded()
+            do {
+                try object.fireFault()
+            } catch let error as NimbusError where error.code == .inaccessibleFault {
+                return nil
+            }
             guard !object.flags.isDeleted, !object.flags.isDeletedInStore, var values = object.values else { return nil }
             for index in object.entity.toManyIndexes { values[index] = .null }
             return RowSnapshot(version: object.committed?.version ?? 0, values: values)
@@ -15,18 +19,19 @@ extension ManagedObjectContext {
     }
 
     /// The current destinations of a to-many relationship in the parent.
-    func destinationsFromParent(_ parent: ManagedObjectContext, of id: ManagedObjectID, index: Int) -> [ManagedObjectID] {
-        parent.performAndWait {
+    func destinationsFromParent(_ parent: ManagedObjectContext, of id: ManagedObjectID, index: Int) throws -> [ManagedObjectID] {
+        try parent.performAndWait {
             let object = parent.object(with: id)
-            object.ensureToManyLoaded(index)
+            try object.loadToManyIfNeeded(index)
             if case let .objects(ids) = object.values?[index] { return ids }
             return []
         }
     }
 
     /// The IDs a fetch gives in the parent, with the parent's (and its ancestors') unsaved
-    /// changes applied.
-    func fetchIDsThroughParent<Result>(_ request: FetchRequest<Result>, sliced: Bool) throws -> [ManagedObjectID] {
+    /// changes applied. Unsliced, the parent is still asked for at most `widenedLimit` IDs
+    /// when one is given (enough for this context's own pending objects to be merged in).
+    func fetchIDsThroughParent<Result>(_ request: FetchRequest<Result>, sliced: Bool, widenedLimit: Int? = nil) throws -> [ManagedObjectID] {
         guard let parent else { return [] }
         var ids = FetchRequest<ManagedObjectID>(entityName: request.entityName)
         ids.predicate = request.predicate
@@ -36,6 +41,8 @@ extension ManagedObjectContext {
         if sliced {
             ids.fetchLimit = request.fetchLimit
             ids.fetchOffset = request.fetchOffset
+        } else if let widenedLimit {
+            ids.fetchLimit = widenedLimit
         }
         return try parent.performAndWait { try parent.fetch(ids) }
     }

@@ -25,6 +25,7 @@ extension ManagedObjectContext {
         deletedSet.removeAll()
         changedSet.removeAll()
         processedDeletes.removeAll()
+        faultFailures.removeAll()
     }
 
     /// Forgets every object: registered objects are released and unsaved changes dropped.
@@ -50,7 +51,13 @@ extension ManagedObjectContext {
         if mergeChanges, let values = object.values, object.hasPersistentChangedValues {
             let changed = object.changedPropertyIndexes()
             let kept = changed.map { ($0, values[$0]) }
-            guard let snapshot = try? rowSnapshot(for: object.objectID) else { return }
+            let snapshot: RowSnapshot?
+            do { snapshot = try rowSnapshot(for: object.objectID) } catch {
+                // The values stay as they were; the next save reports the failed read.
+                recordFaultFailure(error, for: object.objectID)
+                return
+            }
+            guard let snapshot else { return }
             object.fulfill(with: snapshot)
             for (index, value) in kept {
                 if object.entity.properties[index].relationship?.isToMany == true {
@@ -62,6 +69,7 @@ extension ManagedObjectContext {
         }
         object.turnIntoFault()
         changedSet.remove(object)
+        faultFailures[object.objectID] = nil
     }
 
     /// Refreshes every registered object, keeping unsaved changes.
@@ -88,9 +96,13 @@ extension ManagedObjectContext {
         }
         for id in notification.deletedObjectIDs {
             guard let object = registry[id] else { continue }
+            // Unsaved edits of an object deleted elsewhere stay pending, so the next save
+            // reports them as a merge conflict instead of dropping them.
+            let edited = object.flags.isChanged && !object.flags.isDeleted && object.hasPersistentChangedValues
             unregister(object)
             object.flags.isDeletedInStore = true
             object.markInaccessible()
+            if edited { changedSet.insert(object) }
         }
         // To-many relationships pointing at changed objects may have changed too.
         let touched = notification.insertedObjectIDs.union(notification.updatedObjectIDs).union(notification.deletedObjectIDs)

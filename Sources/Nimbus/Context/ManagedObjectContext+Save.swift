@@ -9,14 +9,21 @@ extension ManagedObjectContext {
     /// - Throws: ``NimbusError`` with ``NimbusError/Code-swift.struct/validationFailed``,
     ///   ``NimbusError/Code-swift.struct/deleteDenied``,
     ///   ``NimbusError/Code-swift.struct/mergeConflict`` (the store changed since the objects
-    ///   were read), ``NimbusError/Code-swift.struct/readOnlyStore`` or a SQLite error.
+    ///   were read, or deleted rows of objects changed here), ``NimbusError/Code-swift.struct/readOnlyStore``
+    ///   or a SQLite error; and the error of a fault that an accessor which cannot throw failed
+    ///   to read since the last save (edits made through it may be missing), until the object
+    ///   is refreshed or the context rolled back.
     public func save() throws {
+        try checkFaultFailures()
         try processPendingChanges()
+        try checkFaultFailures()
         guard hasChanges else { return }
         for object in insertedSet { object.willSave() }
         for object in changedSet where !object.flags.isInserted { object.willSave() }
         for object in deletedSet where !object.flags.isInserted && !object.flags.isChanged { object.willSave() }
         try processPendingChanges()
+        try checkFaultFailures()
+        try checkEditsOfDeletedRows()
         try validateForSave()
 
         let inserted = insertionOrder.compactMap { object, sequence in

@@ -4,10 +4,10 @@ extension ManagedObjectContext {
         var failures: [NimbusError.ValidationFailure] = []
         // Changed objects are never in the inserted set too (new objects count as inserted).
         for object in insertedSet where !object.flags.isDeleted && !object.flags.isDeletedInStore {
-            failures += object.validationFailures()
+            failures += try object.validationFailures()
         }
         for object in changedSet where !object.flags.isDeleted && !object.flags.isDeletedInStore && !insertedSet.contains(object) {
-            failures += object.validationFailures()
+            failures += try object.validationFailures()
         }
         guard failures.isEmpty else {
             failures.sort { ($0.objectID, $0.property) < ($1.objectID, $1.property) }
@@ -21,8 +21,8 @@ extension ManagedObjectContext {
 
 extension ManagedObject {
     /// Every property of the object that fails its model's rules.
-    func validationFailures() -> [NimbusError.ValidationFailure] {
-        fireFaultIfNeeded()
+    func validationFailures() throws -> [NimbusError.ValidationFailure] {
+        try fireFault()
         guard let values else { return [] }
         var failures: [NimbusError.ValidationFailure] = []
         func fail(_ property: String, _ reason: String) {
@@ -34,7 +34,7 @@ extension ManagedObject {
                 if let reason = attribute.validationFailure(for: values[index]) { fail(attribute.name, reason) }
             case let .relationship(relationship) where relationship.isToMany:
                 guard loadedToMany.contains(index) || flags.isInserted || !relationship.isOptional || relationship.minCount > 0 || relationship.maxCount > 0 else { continue }
-                ensureToManyLoaded(index)
+                try loadToManyIfNeeded(index)
                 guard case let .objects(ids) = self.values![index] else { continue }
                 if !relationship.isOptional && ids.isEmpty { fail(relationship.name, "is required") }
                 if relationship.minCount > 0 && (!ids.isEmpty || !relationship.isOptional) && ids.count < relationship.minCount {

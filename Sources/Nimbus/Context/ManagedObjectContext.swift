@@ -39,7 +39,18 @@ public final class ManagedObjectContext: @unchecked Sendable {
         didSet { persistentStoreCoordinator.setMergeObserver(self, enabled: automaticallyMergesChangesFromParent) }
     }
     /// When true (the default), firing a fault whose row was deleted marks the object
-    /// deleted and gives nil values; when false it is an ``NimbusError/Code-swift.struct/inaccessibleFault`` error.
+    /// deleted and gives nil values; when false it is an ``NimbusError/Code-swift.struct/inaccessibleFault``
+    /// error, thrown by ``ManagedObject/fireFault()`` and ``ManagedObject/validatedValue(forKey:)``
+    /// (and by the next ``save()`` when an accessor that cannot throw met it).
+    ///
+    /// Only a row that is gone counts: a read that fails (a lock held too long, an I/O
+    /// error, a corrupt page) never makes an object inaccessible; it stays a fault and the
+    /// error reaches the caller the same ways. For example:
+    ///
+    /// ```swift
+    /// context.shouldDeleteInaccessibleFaults = false
+    /// do { try post.fireFault() } catch let error as NimbusError where error.code == .inaccessibleFault { … }
+    /// ```
     public var shouldDeleteInaccessibleFaults = true
     /// When true, the context keeps every object it registers until ``reset()``; when false
     /// (the default) objects the app no longer references, and that have no unsaved
@@ -73,8 +84,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var changedSet: Set<ManagedObject> = []
     /// Deleted objects whose delete rules have been applied.
     var processedDeletes: Set<ManagedObject> = []
-    /// The last error of a fault fired by an accessor (accessors cannot throw).
-    var lastFaultError: NimbusError?
+    /// Errors of faults (and to-many relationships) that accessors which cannot throw
+    /// failed to read, by object: the next ``save()`` throws them, since edits made through
+    /// those accessors may be missing. Cleared by ``refresh(_:mergeChanges:)`` without
+    /// merging, ``rollback()`` and ``reset()``.
+    var faultFailures: [ManagedObjectID: NimbusError] = [:]
     /// Stores chosen with ``assign(_:to:)`` for new objects.
     @exclusivity(unchecked) var assignedStores: [ManagedObjectID: String] = [:]
     @exclusivity(unchecked) var insertionCounter: Int32 = 0

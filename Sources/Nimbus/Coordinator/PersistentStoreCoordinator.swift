@@ -40,7 +40,8 @@ public final class PersistentStoreCoordinator: Sendable {
     ///   ``NimbusError/Code-swift.struct/storeAlreadyAdded`` and others; the file is left
     ///   as it was.
     @discardableResult
-    public func addPersistentStore(with description: PersistentStoreDescription) throws -> PersistentStore {
+    public func addPersistentStore(with givenDescription: PersistentStoreDescription) throws -> PersistentStore {
+        let description = try givenDescription.applyingOptions()
         if let url = description.url, description.type == .sqlite, persistentStore(for: url) != nil {
             throw NimbusError(.storeAlreadyAdded, "a store at \(url.path) is already added")
         }

@@ -50,7 +50,11 @@ public struct PersistentStoreDescription: Sendable, Hashable {
     public var shouldInferMappingModelAutomatically = true
     /// Whether the store records persistent history of every save.
     public var persistentHistoryTracking = false
-    /// Free-form options, as Core Data's option dictionary.
+    /// Options as Core Data's option dictionary: `NSReadOnlyPersistentStoreOption`,
+    /// `NSMigratePersistentStoresAutomaticallyOption`, `NSInferMappingModelAutomaticallyOption`,
+    /// `NSPersistentHistoryTrackingKey` (`true`/`false`) and `NSPersistentStoreTimeoutOption`
+    /// (seconds) set the matching property when the store is added; any other key is an
+    /// ``NimbusError/Code-swift.struct/invalidArgument`` error then, not silently ignored.
     public var options: [String: String] = [:]
 
     /// Describes a SQLite store at a URL.

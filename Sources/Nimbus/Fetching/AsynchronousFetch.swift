@@ -130,10 +130,9 @@ extension SQLiteDatabase {
         var result: [(ManagedObjectID, RowSnapshot?)] = []
         while let row = try cursor.next() {
             if idsOnly {
-                guard let entity = model.entity(number: row[1]) else { continue }
-                result.append((ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: row[0]), nil))
-            } else if let read = reader.read(statement: statement.sqliteStatement, storeKey: storeKey, model: model) {
-                result.append(read)
+                result.append((try objectID(ofRow: row, reader: reader), nil))
+            } else {
+                result.append(try reader.read(statement: statement.sqliteStatement, storeKey: storeKey, model: model))
             }
             if result.count % 256 == 0, cancelled.isSet { throw CancellationError() }
             if result.count % interval == 0 { progress?.advance(to: result.count) }

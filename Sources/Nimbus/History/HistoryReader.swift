@@ -73,7 +73,7 @@ extension SQLiteDatabase {
             let decoder = JSONDecoder()
             while let row = try changes.next() {
                 let number: Int64 = row[4]
-                guard let position = byNumber[number], let entity = model.entity(number: row[2]),
+                guard let position = byNumber[number], let entityNumber = Int.fromDatabaseValue(row[2] as DatabaseValue), let entity = model.entity(number: entityNumber),
                       let type = PersistentHistoryChange.ChangeType(rawValue: row[1]) else { continue }
                 var change = PersistentHistoryChange(
                     changeID: row[0], changedObjectID: ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: row[3]),

@@ -73,13 +73,13 @@ enum HistoryStore {
             let handle = insert.sqliteStatement
             var position: Int32 = 1
             for change in changes[start..<start + rows] {
-                SQLiteBinding.bind(.integer(changeNumber), to: handle, at: &position)
-                SQLiteBinding.bind(.integer(Int64(change.type.rawValue)), to: handle, at: &position)
-                SQLiteBinding.bind(.integer(Int64(change.id.entity.entityNumber)), to: handle, at: &position)
-                SQLiteBinding.bind(.integer(change.id.primaryKey), to: handle, at: &position)
-                SQLiteBinding.bind(.integer(number), to: handle, at: &position)
-                SQLiteBinding.bind(change.type == .update ? .data(bitmap(change.columns)) : .null, to: handle, at: &position)
-                SQLiteBinding.bind(change.tombstone.isEmpty ? .null : .data(try encoder.encode(change.tombstone)), to: handle, at: &position)
+                try SQLiteBinding.bind(.integer(changeNumber), to: handle, at: &position)
+                try SQLiteBinding.bind(.integer(Int64(change.type.rawValue)), to: handle, at: &position)
+                try SQLiteBinding.bind(.integer(Int64(change.id.entity.entityNumber)), to: handle, at: &position)
+                try SQLiteBinding.bind(.integer(change.id.primaryKey), to: handle, at: &position)
+                try SQLiteBinding.bind(.integer(number), to: handle, at: &position)
+                try SQLiteBinding.bind(change.type == .update ? .data(bitmap(change.columns)) : .null, to: handle, at: &position)
+                try SQLiteBinding.bind(change.tombstone.isEmpty ? .null : .data(try encoder.encode(change.tombstone)), to: handle, at: &position)
                 changeNumber += 1
             }
             try insert.execute()

@@ -18,8 +18,8 @@ enum LightweightMigration {
             entityNumbers[source.entitiesByName[oldName]!.entityNumber] = destination.entitiesByName[newName]!.entityNumber
         }
         for table in newSchema.tables {
-            var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name) \($0.type)" }
-            try db.execute(sql: "CREATE TABLE NIMBUS_MIGRATING_\(table.name) (\(columns.joined(separator: ", ")))")
+            var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name.quotedDatabaseIdentifier) \($0.type)" }
+            try db.execute(sql: "CREATE TABLE \(("NIMBUS_MIGRATING_" + table.name).quotedDatabaseIdentifier) (\(columns.joined(separator: ", ")))")
             columns = []
             let hierarchy = destination.entities.filter { $0.rootEntity.name == table.rootEntityName }
             for entity in hierarchy {
@@ -35,16 +35,16 @@ enum LightweightMigration {
                     let oldIndex = oldProperty.flatMap { old.propertyIndexes[$0] }
                     switch (newMapping.storage[index], oldIndex.map { oldMapping.storage[$0] }) {
                     case let (.column(column), .column(oldColumn)?):
-                        if !targets.contains(column) { targets.append(column); values.append(oldColumn) }
+                        if !targets.contains(column) { targets.append(column); values.append(oldColumn.quotedDatabaseIdentifier) }
                     case let (.column(column), nil):
                         if let value = property.attribute?.defaultValue, !targets.contains(column) {
                             targets.append(column); values.append(sqlLiteral(value.databaseValue))
                         }
                     case let (.foreignKey(column, entityColumn), .foreignKey(oldColumn, oldEntityColumn)?):
-                        if !targets.contains(column) { targets.append(column); values.append(oldColumn) }
+                        if !targets.contains(column) { targets.append(column); values.append(oldColumn.quotedDatabaseIdentifier) }
                         if let entityColumn, !targets.contains(entityColumn) {
                             targets.append(entityColumn)
-                            values.append(oldEntityColumn.map { "CASE \($0) " + entityNumbers.map { "WHEN \($0.key) THEN \($0.value)" }.joined(separator: " ") + " END" } ?? "NULL")
+                            values.append(oldEntityColumn.map { "CASE \($0.quotedDatabaseIdentifier) " + entityNumbers.map { "WHEN \($0.key) THEN \($0.value)" }.joined(separator: " ") + " END" } ?? "NULL")
                         }
                     default:
                         continue
@@ -53,12 +53,12 @@ enum LightweightMigration {
                 // Ordered one-to-many positions live on this table too.
                 for (column, _) in table.columns where column.hasPrefix("Z_FOK_") && !targets.contains(column) {
                     if oldSchema.tables.first(where: { $0.name == oldTable })?.columns.contains(where: { $0.name == column }) == true {
-                        targets.append(column); values.append(column)
+                        targets.append(column); values.append(column.quotedDatabaseIdentifier)
                     }
                 }
                 try db.execute(sql: """
-                    INSERT INTO NIMBUS_MIGRATING_\(table.name) (\(targets.joined(separator: ", ")))
-                    SELECT \(values.joined(separator: ", ")) FROM \(oldTable) WHERE Z_ENT = \(old.entityNumber)
+                    INSERT INTO \(("NIMBUS_MIGRATING_" + table.name).quotedDatabaseIdentifier) (\(targets.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
+                    SELECT \(values.joined(separator: ", ")) FROM \(oldTable.quotedDatabaseIdentifier) WHERE Z_ENT = \(old.entityNumber)
                     """)
             }
         }
@@ -75,23 +75,23 @@ enum LightweightMigration {
             }
         }
         for join in newSchema.joinTables {
-            var columns = ["\(join.firstColumn) INTEGER", "\(join.secondColumn) INTEGER"]
-            if let order = join.orderColumn { columns.append("\(order) INTEGER") }
-            columns.append("PRIMARY KEY (\(join.firstColumn), \(join.secondColumn))")
-            try db.execute(sql: "CREATE TABLE NIMBUS_MIGRATING_\(join.name) (\(columns.joined(separator: ", "))) WITHOUT ROWID")
+            var columns = ["\(join.firstColumn.quotedDatabaseIdentifier) INTEGER", "\(join.secondColumn.quotedDatabaseIdentifier) INTEGER"]
+            if let order = join.orderColumn { columns.append("\(order.quotedDatabaseIdentifier) INTEGER") }
+            columns.append("PRIMARY KEY (\(join.firstColumn.quotedDatabaseIdentifier), \(join.secondColumn.quotedDatabaseIdentifier))")
+            try db.execute(sql: "CREATE TABLE \(("NIMBUS_MIGRATING_" + join.name).quotedDatabaseIdentifier) (\(columns.joined(separator: ", "))) WITHOUT ROWID")
         }
         for copy in copiedJoins {
-            try db.execute(sql: "INSERT OR IGNORE INTO NIMBUS_MIGRATING_\(copy.new) (\(copy.first), \(copy.second)) SELECT \(copy.oldFirst), \(copy.oldSecond) FROM \(copy.old)")
+            try db.execute(sql: "INSERT OR IGNORE INTO \(("NIMBUS_MIGRATING_" + copy.new).quotedDatabaseIdentifier) (\(copy.first.quotedDatabaseIdentifier), \(copy.second.quotedDatabaseIdentifier)) SELECT \(copy.oldFirst.quotedDatabaseIdentifier), \(copy.oldSecond.quotedDatabaseIdentifier) FROM \(copy.old.quotedDatabaseIdentifier)")
         }
         // Swap tables.
         for table in oldSchema.tables.map(\.name) + oldSchema.joinTables.map(\.name) where try db.tableExists(table) {
-            try db.execute(sql: "DROP TABLE \(table)")
+            try db.execute(sql: "DROP TABLE \(table.quotedDatabaseIdentifier)")
         }
         for table in newSchema.tables.map(\.name) + newSchema.joinTables.map(\.name) {
-            try db.execute(sql: "ALTER TABLE NIMBUS_MIGRATING_\(table) RENAME TO \(table)")
+            try db.execute(sql: "ALTER TABLE \(("NIMBUS_MIGRATING_" + table).quotedDatabaseIdentifier) RENAME TO \(table.quotedDatabaseIdentifier)")
         }
         for index in newSchema.indexes {
-            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index.name) ON \(index.table) (\(index.columns.joined(separator: ", ")))")
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index.name.quotedDatabaseIdentifier) ON \(index.table.quotedDatabaseIdentifier) (\(index.columns.map(StoreSchema.quotedIndexColumn).joined(separator: ", ")))")
         }
         // Keys: each root keeps the highest key its rows had.
         var maxima: [String: Int64] = [:]

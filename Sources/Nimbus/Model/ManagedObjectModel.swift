@@ -66,6 +66,7 @@ public final class ManagedObjectModel: Sendable {
                 problems.append("entity \(entity.name) is declared twice")
             }
         }
+        ModelNameRules.check(entities, problems: &problems)
         ModelResolver.resolve(entities, byName: byName, problems: &problems)
         for (configuration, names) in configurations {
             for name in names where byName[name] == nil {

@@ -4,13 +4,31 @@ extension ManagedObject {
     /// The value of a property: attributes as Swift values, to-one relationships as a
     /// `ManagedObject`, to-many as `Set<ManagedObject>` (`[ManagedObject]` when ordered).
     /// Unknown keys give nil; use ``validatedValue(forKey:)`` for an error instead.
+    ///
+    /// When the object's row (or a to-many relationship) cannot be read, for example because
+    /// another connection holds a lock too long, this gives nil, the object stays a live
+    /// fault, and the context's next save throws the read's error;
+    /// ``validatedValue(forKey:)`` throws it at once.
     public func value(forKey key: String) -> Any? {
-        (try? validatedValue(forKey: key)) ?? nil
+        guard let index = entity.index(ofProperty: key) else { return nil }
+        do {
+            return try value(at: index)
+        } catch {
+            managedObjectContext?.recordFaultFailure(error, for: objectID)
+            return nil
+        }
     }
 
-    /// The value of a property, or an error for an unknown key.
+    /// The value of a property, or an error for an unknown key or a failed read.
     ///
-    /// - Throws: ``NimbusError/Code-swift.struct/unknownProperty``.
+    /// For example:
+    ///
+    /// ```swift
+    /// let title = try post.validatedValue(forKey: "title") as? String
+    /// ```
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/unknownProperty``; the errors of
+    ///   ``fireFault()`` when the object is a fault whose row cannot be read.
     public func validatedValue(forKey key: String) throws -> Any? {
         let index = try propertyIndex(key)
         return try value(at: index)
@@ -19,20 +37,20 @@ extension ManagedObject {
     func value(at index: Int) throws -> Any? {
         switch entity.propertyKinds[index] {
         case let .attribute(type):
-            fireFaultIfNeeded()
+            if values == nil { try fireFault() }
             return values![index].anyValue(for: type)
         case .transformable:
-            fireFaultIfNeeded()
+            if values == nil { try fireFault() }
             return values![index].anyValue(for: .transformable, transformerName: entity.properties[index].attribute?.valueTransformerName)
         case let .toMany(isOrdered):
             guard let context = managedObjectContext else { return nil }
-            ensureToManyLoaded(index)
+            try loadToManyIfNeeded(index)
             guard case let .objects(ids) = values![index] else { return nil }
             let objects = ids.map { context.object(with: $0) }
             return isOrdered ? objects as Any : Set(objects) as Any
         case .toOne:
             guard let context = managedObjectContext else { return nil }
-            fireFaultIfNeeded()
+            if values == nil { try fireFault() }
             guard case let .object(id) = values![index] else { return nil }
             return context.object(with: id)
         }
@@ -43,18 +61,31 @@ extension ManagedObject {
     /// Inverse relationships are kept consistent.
     ///
     /// Invalid keys or values are ignored here (accessors cannot throw); use
-    /// ``setValidatedValue(_:forKey:)`` to get the error.
+    /// ``setValidatedValue(_:forKey:)`` to get the error. When the object (or a related
+    /// one) cannot be read, nothing is set and the context's next save throws the read's
+    /// error, so the lost edit is not silent.
     public func setValue(_ value: Any?, forKey key: String) {
-        try? setValidatedValue(value, forKey: key)
+        // The object's own read first, so a stored value it cannot hold (a typeMismatch of
+        // the read) is recorded rather than taken for a wrong value given here.
+        guard fireFaultIfNeeded() else { return }
+        do {
+            try setValidatedValue(value, forKey: key)
+        } catch let error as NimbusError where error.code == .unknownProperty || error.code == .typeMismatch || error.code == .wrongContext {
+            return
+        } catch {
+            managedObjectContext?.recordFaultFailure(error, for: objectID)
+        }
     }
 
     /// Sets a property, throwing on an unknown key or a value of the wrong type.
     ///
     /// - Throws: ``NimbusError/Code-swift.struct/unknownProperty``,
     ///   ``NimbusError/Code-swift.struct/typeMismatch``,
-    ///   ``NimbusError/Code-swift.struct/wrongContext``.
+    ///   ``NimbusError/Code-swift.struct/wrongContext``; the errors of ``fireFault()`` when
+    ///   the object is a fault whose row cannot be read (nothing is changed then).
     public func setValidatedValue(_ value: Any?, forKey key: String) throws {
         let index = try propertyIndex(key)
+        if values == nil { try fireFault() }
         if case let .attribute(type) = entity.propertyKinds[index] {
             setPrimitive(try PropertyValue(value, for: type), at: index)
             return
@@ -86,7 +117,7 @@ extension ManagedObject {
     /// Adds objects to a to-many relationship, keeping inverses consistent.
     public func addObjects(_ objects: [ManagedObject], toRelationship key: String) throws {
         let index = try toManyIndex(key)
-        ensureToManyLoaded(index)
+        try loadToManyIfNeeded(index)
         guard case let .objects(current) = values![index] else { return }
         let existing = Set(current)
         try setToMany(current.compactMap { managedObjectContext?.object(with: $0) } + objects.filter { !existing.contains($0.objectID) }, at: index)
@@ -95,7 +126,7 @@ extension ManagedObject {
     /// Removes objects from a to-many relationship, keeping inverses consistent.
     public func removeObjects(_ objects: [ManagedObject], fromRelationship key: String) throws {
         let index = try toManyIndex(key)
-        ensureToManyLoaded(index)
+        try loadToManyIfNeeded(index)
         guard case let .objects(current) = values![index] else { return }
         let removed = Set(objects.map(\.objectID))
         try setToMany(current.filter { !removed.contains($0) }.compactMap { managedObjectContext?.object(with: $0) }, at: index)
@@ -118,10 +149,11 @@ extension ManagedObject {
         return index
     }
 
-    /// Sets a stored value without inverse maintenance, and records the change.
+    /// Sets a stored value without inverse maintenance, and records the change. When the
+    /// object is a fault that cannot be read, nothing is set (the context keeps the error
+    /// and its next save throws it).
     func setPrimitive(_ value: PropertyValue, at index: Int) {
-        fireFaultIfNeeded()
-        guard values![index] != value else { return }
+        guard fireFaultIfNeeded(), values![index] != value else { return }
         values![index] = value
         // New objects count as inserted, and changed ones are marked once.
         if !flags.isInserted && !flags.isChanged { managedObjectContext?.markChanged(self) }
@@ -139,7 +171,7 @@ extension ManagedObject {
             try checkSameContext(destination)
             try checkDestination(destination, relationship)
         }
-        fireFaultIfNeeded()
+        try fireFault()
         let old: ManagedObjectID? = if case let .object(id) = values![index] { id } else { nil }
         if old == destination?.objectID { return }
         setPrimitive(destination.map { .object($0.objectID) } ?? .null, at: index)
@@ -154,7 +186,7 @@ extension ManagedObject {
             try checkSameContext(object)
             try checkDestination(object, relationship)
         }
-        ensureToManyLoaded(index)
+        try loadToManyIfNeeded(index)
         guard case let .objects(oldIDs) = values![index] else { return }
         var seen: Set<ManagedObjectID> = []
         let newIDs = objects.map(\.objectID).filter { seen.insert($0).inserted }
@@ -179,12 +211,11 @@ extension ManagedObject {
     func inverseAdd(_ source: ManagedObject, relationship: RelationshipDescription) {
         guard let index = entity.propertyIndexes[relationship.name] else { return }
         if relationship.isToMany {
-            ensureToManyLoaded(index)
-            guard case var .objects(ids) = values![index], !ids.contains(source.objectID) else { return }
+            guard ensureToManyLoaded(index), case var .objects(ids) = values![index], !ids.contains(source.objectID) else { return }
             ids.append(source.objectID)
             setPrimitive(.objects(ids), at: index)
         } else {
-            fireFaultIfNeeded()
+            guard fireFaultIfNeeded() else { return }
             if case let .object(previous) = values![index], previous != source.objectID,
                let inverseOfInverse = entity.inverse(of: relationship), let context = managedObjectContext {
                 // A one-to-one: the previous partner loses its pointer to this object.
@@ -198,12 +229,11 @@ extension ManagedObject {
     func inverseRemove(_ sourceID: ManagedObjectID, relationship: RelationshipDescription) {
         guard let index = entity.propertyIndexes[relationship.name] else { return }
         if relationship.isToMany {
-            ensureToManyLoaded(index)
-            guard case var .objects(ids) = values![index], let position = ids.firstIndex(of: sourceID) else { return }
+            guard ensureToManyLoaded(index), case var .objects(ids) = values![index], let position = ids.firstIndex(of: sourceID) else { return }
             ids.remove(at: position)
             setPrimitive(.objects(ids), at: index)
         } else {
-            fireFaultIfNeeded()
+            guard fireFaultIfNeeded() else { return }
             if values![index] == .object(sourceID) { setPrimitive(.null, at: index) }
         }
     }

@@ -11,7 +11,9 @@ extension ManagedObject {
     public var isUpdated: Bool { !flags.isInserted && !flags.isDeleted && hasPersistentChangedValues }
 
     /// Whether the object has unsaved changes of any kind.
-    public var hasChanges: Bool { flags.isInserted || flags.isDeleted || hasPersistentChangedValues }
+    public var hasChanges: Bool {
+        flags.isInserted || flags.isDeleted || hasPersistentChangedValues || (flags.isDeletedInStore && flags.isChanged)
+    }
 
     /// Whether any stored property differs from the last saved value.
     public var hasPersistentChangedValues: Bool {
@@ -51,7 +53,10 @@ extension ManagedObject {
                 result[name] = value.anyValue(for: attribute.type, transformerName: attribute.valueTransformerName) ?? NSNull()
             case let .relationship(relationship):
                 if relationship.isToMany {
-                    let ids = committed == nil ? [] : (committedToMany[index] ?? (try? loadToMany(index)) ?? [])
+                    var ids = committedToMany[index] ?? []
+                    if committed != nil && committedToMany[index] == nil {
+                        do { ids = try loadToMany(index) } catch { managedObjectContext?.recordFaultFailure(error, for: objectID) }
+                    }
                     let objects = ids.compactMap { managedObjectContext?.object(with: $0) }
                     result[name] = relationship.isOrdered ? objects as Any : Set(objects) as Any
                 } else if case let .object(id) = committed?.values[index] ?? .null {

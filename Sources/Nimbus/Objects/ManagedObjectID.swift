@@ -53,12 +53,25 @@ public struct ManagedObjectID: Hashable, Sendable {
     /// The URI that names the object, stable across launches once permanent:
     /// `x-coredata://<store UUID>/<Entity>/p<primary key>`, or
     /// `x-coredata:///<Entity>/t<UUID>` while temporary.
+    ///
+    /// Model names are plain identifiers (checked when the model loads); the store
+    /// identifier, read from the store file, is percent-encoded, so a crafted store cannot
+    /// make the URI malformed.
     public func uriRepresentation() -> URL {
+        let entityName = entity.name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? ""
+        let text: String
         if isTemporaryID {
-            return URL(string: "x-coredata:///\(entity.name)/t\(TemporaryIDs.processPrefix)\(String(temporaryReference, radix: 16, uppercase: true))")!
+            text = "x-coredata:///\(entityName)/t\(TemporaryIDs.processPrefix)\(String(temporaryReference, radix: 16, uppercase: true))"
+        } else {
+            let store = storeIdentifier.addingPercentEncoding(withAllowedCharacters: .urlHostAllowed) ?? ""
+            text = "x-coredata://\(store)/\(entityName)/p\(primaryKey)"
         }
-        return URL(string: "x-coredata://\(storeIdentifier)/\(entity.name)/p\(primaryKey)")!
+        // Every part is percent-encoded, so this always parses; the fallback only keeps the
+        // function total.
+        return URL(string: text) ?? ManagedObjectID.unparsableURI
     }
+
+    private static let unparsableURI = URL(string: "x-coredata:///")!
 
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
         lhs.key == rhs.key && lhs.isTemporaryID == rhs.isTemporaryID

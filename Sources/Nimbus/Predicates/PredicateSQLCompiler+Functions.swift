@@ -35,7 +35,10 @@ extension PredicateSQLCompiler {
                 case "min:": sql = "min(" + value.sql + ")"
                 default: sql = "max(" + value.sql + ")"
                 }
-                let type: AttributeType? = name == "count:" ? .integer64 : name == "average:" ? .double : value.type
+                // A sum of integers may pass the attribute's range (a sum of integer16 values is
+                // read as integer64, never truncated).
+                let type: AttributeType? = name == "count:" || (name == "sum:" && value.type?.isInteger == true) ? .integer64
+                    : name == "average:" ? .double : value.type
                 return .scalar(Scalar(sql: sql, kind: name == "count:" ? .number : value.kind, type: type))
             }
         case "lowercase:", "uppercase:", "length:":

@@ -136,7 +136,7 @@ extension PredicateSQLCompiler {
                 guard case let .column(column) = storage else {
                     throw NimbusError(.unsupported, "\(scope.entity.name).\(name) is transient, so it cannot be used in a fetch")
                 }
-                let value = Scalar(sql: SQL("\(scope.alias).\(column)"), kind: Self.kind(of: attribute.type), type: attribute.type)
+                let value = Scalar(sql: SQL("\(scope.alias).\(column.quotedDatabaseIdentifier)"), kind: Self.kind(of: attribute.type), type: attribute.type)
                 if i < components.count {
                     guard let open = frame, components[i].hasPrefix("@"), i + 1 == components.count else {
                         throw NimbusError(.unknownProperty, "\(scope.entity.name).\(name) is an attribute; key path \(components.joined(separator: ".")) cannot continue after it")
@@ -149,7 +149,7 @@ extension PredicateSQLCompiler {
                     throw NimbusError(.unsupported, "\(scope.entity.name).\(name) is not stored, so it cannot be used in a fetch")
                 }
                 if i == components.count {
-                    return result(Scalar(sql: SQL("\(scope.alias).\(column)"), kind: .object, entity: destination), object: nil)
+                    return result(Scalar(sql: SQL("\(scope.alias).\(column.quotedDatabaseIdentifier)"), kind: .object, entity: destination), object: nil)
                 }
                 scope = joinToOne(from: scope, relationship: name, column: column, destination: destination)
             case let .relationship(relationship):

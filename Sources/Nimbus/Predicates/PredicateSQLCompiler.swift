@@ -163,7 +163,7 @@ struct PredicateSQLCompiler {
         if let existing = frames[owner]!.joinAliases[key] { return Scope(entity: destination, alias: existing) }
         let alias = newAlias()
         let table = schema.mapping(for: destination).table
-        frames[owner]!.clauses.append("LEFT JOIN \(table) \(alias) ON \(alias).Z_PK = \(scope.alias).\(column)")
+        frames[owner]!.clauses.append("LEFT JOIN \(table.quotedDatabaseIdentifier) \(alias) ON \(alias).Z_PK = \(scope.alias).\(column.quotedDatabaseIdentifier)")
         frames[owner]!.aliases.insert(alias)
         frames[owner]!.joinAliases[key] = alias
         return Scope(entity: destination, alias: alias)
@@ -188,19 +188,19 @@ struct PredicateSQLCompiler {
         switch schema.mapping(for: scope.entity).storage[index] {
         case let .inverseForeignKey(_, column, _, _):
             if first {
-                frame.base = "\(table) \(alias)"
-                frame.conditions.append(SQL("\(alias).\(column) = \(scope.alias).Z_PK"))
+                frame.base = "\(table.quotedDatabaseIdentifier) \(alias)"
+                frame.conditions.append(SQL("\(alias).\(column.quotedDatabaseIdentifier) = \(scope.alias).Z_PK"))
             } else {
-                frame.clauses.append("JOIN \(table) \(alias) ON \(alias).\(column) = \(scope.alias).Z_PK")
+                frame.clauses.append("JOIN \(table.quotedDatabaseIdentifier) \(alias) ON \(alias).\(column.quotedDatabaseIdentifier) = \(scope.alias).Z_PK")
             }
         case let .joinTable(join, sourceColumn, destinationColumn, _):
             let link = newAlias()
             if first {
-                frame.base = "\(join.name) \(link) JOIN \(table) \(alias) ON \(alias).Z_PK = \(link).\(destinationColumn)"
-                frame.conditions.append(SQL("\(link).\(sourceColumn) = \(scope.alias).Z_PK"))
+                frame.base = "\(join.name.quotedDatabaseIdentifier) \(link) JOIN \(table.quotedDatabaseIdentifier) \(alias) ON \(alias).Z_PK = \(link).\(destinationColumn.quotedDatabaseIdentifier)"
+                frame.conditions.append(SQL("\(link).\(sourceColumn.quotedDatabaseIdentifier) = \(scope.alias).Z_PK"))
             } else {
-                frame.clauses.append("JOIN \(join.name) \(link) ON \(link).\(sourceColumn) = \(scope.alias).Z_PK")
-                frame.clauses.append("JOIN \(table) \(alias) ON \(alias).Z_PK = \(link).\(destinationColumn)")
+                frame.clauses.append("JOIN \(join.name.quotedDatabaseIdentifier) \(link) ON \(link).\(sourceColumn.quotedDatabaseIdentifier) = \(scope.alias).Z_PK")
+                frame.clauses.append("JOIN \(table.quotedDatabaseIdentifier) \(alias) ON \(alias).Z_PK = \(link).\(destinationColumn.quotedDatabaseIdentifier)")
             }
             frame.aliases.insert(link)
         default:

@@ -30,8 +30,8 @@ struct EntityReader: Sendable {
         let mapping = schema.mapping(for: entity)
         table = mapping.table
         let tableColumns = schema.tables.first { $0.name == mapping.table }!.columns.map(\.name)
-        selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + tableColumns).map { "t0." + $0 }.joined(separator: ", ")
-        selectByKeySQL = "SELECT \(selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK = ?"
+        selectList = (["t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"] + tableColumns.map { "t0." + $0.quotedDatabaseIdentifier }).joined(separator: ", ")
+        selectByKeySQL = "SELECT \(selectList) FROM \(mapping.table.quotedDatabaseIdentifier) t0 WHERE t0.Z_PK = ?"
         var positions: [String: Int] = [:]
         for (i, name) in (["Z_PK", "Z_ENT", "Z_OPT"] + tableColumns).enumerated() { positions[name] = i }
         columnPositions = positions
@@ -57,9 +57,19 @@ struct EntityReader: Sendable {
 
     /// Reads the current row of a stepping statement straight from SQLite's column API: the
     /// hot path of fetches (no `Row` indirection, no intermediate `DatabaseValue`).
-    func read(statement: SQLiteStatement, storeKey: UInt32, model: ManagedObjectModel) -> (ManagedObjectID, RowSnapshot)? {
+    ///
+    /// - Throws: as ``RowDecoder/read(_:primaryKey:)``.
+    func read(statement: SQLiteStatement, storeKey: UInt32, model: ManagedObjectModel) throws(NimbusError) -> (ManagedObjectID, RowSnapshot) {
         var decoder = RowDecoder(reader: self, storeKey: storeKey, model: model)
-        return decoder.read(statement, primaryKey: sqlite3_column_int64(statement, 0))
+        return try decoder.read(statement, primaryKey: sqlite3_column_int64(statement, 0))
+    }
+
+    /// A stored value its attribute cannot hold.
+    enum ValueFailure: Error {
+        /// A REAL (or text) in an integer column that is no whole number in the type's range.
+        case notAnInteger(String, AttributeType)
+        /// An integer outside an `integer16`/`integer32` attribute's range.
+        case outOfRange(Int64, AttributeType)
     }
 
     /// The plan of one concrete entity of the hierarchy (nil for entities outside it).
@@ -68,16 +78,32 @@ struct EntityReader: Sendable {
     }
 
     /// One property's value in the current row.
+    ///
+    /// Integer attributes are checked, not converted with a trap or truncated: a REAL must be
+    /// a whole number in range, and `integer16`/`integer32` values must fit (one comparison).
     @inline(__always)
-    static func value(_ read: PropertyRead, statement: SQLiteStatement, storeKey: UInt32, model: ManagedObjectModel) -> PropertyValue {
+    static func value(_ read: PropertyRead, statement: SQLiteStatement, storeKey: UInt32, model: ManagedObjectModel) throws(ValueFailure) -> PropertyValue {
         switch read {
         case let .attribute(column, type):
             let c = Int32(column)
             let storage = sqlite3_column_type(statement, c)
             guard storage != SQLITE_NULL else { return .null }
             switch type {
+            case .integer64 where storage == SQLITE_INTEGER:
+                return .integer(sqlite3_column_int64(statement, c))
             case .integer16, .integer32, .integer64:
-                return .integer(storage == SQLITE_FLOAT ? Int64(sqlite3_column_double(statement, c)) : sqlite3_column_int64(statement, c))
+                let integer: Int64
+                if storage == SQLITE_INTEGER {
+                    integer = sqlite3_column_int64(statement, c)
+                } else if storage == SQLITE_FLOAT {
+                    let real = sqlite3_column_double(statement, c)
+                    guard let exact = Int64(exactly: real) else { throw .notAnInteger("\(real)", type) }
+                    integer = exact
+                } else {
+                    throw .notAnInteger(storage == SQLITE_TEXT ? "text" : "a blob", type)
+                }
+                if type != .integer64, !type.integerRange.unsafelyUnwrapped.contains(integer) { throw .outOfRange(integer, type) }
+                return .integer(integer)
             case .double, .float:
                 return .double(sqlite3_column_double(statement, c))
             case .boolean:

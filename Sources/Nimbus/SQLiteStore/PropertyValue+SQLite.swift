@@ -44,7 +44,10 @@ extension PropertyValue {
         switch (value.storage, type) {
         case (.null, _): self = .null
         case let (.int64(v), .integer16), let (.int64(v), .integer32), let (.int64(v), .integer64): self = .integer(v)
-        case let (.double(v), .integer16), let (.double(v), .integer32), let (.double(v), .integer64): self = .integer(Int64(v))
+        // A REAL in an integer column: a whole number in range is the integer; anything else
+        // (a fraction, 1e30, NaN) is kept as the REAL SQLite holds rather than trapping.
+        case let (.double(v), .integer16), let (.double(v), .integer32), let (.double(v), .integer64):
+            self = Int64(exactly: v).map(PropertyValue.integer) ?? .double(v)
         case let (.int64(v), .double), let (.int64(v), .float): self = .double(Double(v))
         case let (.double(v), .double): self = .double(v)
         case let (.double(v), .float): self = .double(Double(Float(v)))

@@ -10,7 +10,8 @@ struct RowDecoder {
     let reader: EntityReader
     let storeKey: UInt32
     let model: ManagedObjectModel
-    private var lastNumber = -1
+    /// No row has this number (`Z_ENT` is read as a 64-bit integer; `Int.min` is never valid).
+    private var lastNumber = Int.min
     private var plan: [EntityReader.PropertyRead] = []
     private var entity: EntityDescription?
 
@@ -20,13 +21,20 @@ struct RowDecoder {
         self.model = model
     }
 
-    /// The current row (columns `Z_PK, Z_ENT, Z_OPT, …` of the reader's select list), or nil
-    /// for a row of an entity outside the reader's hierarchy.
+    /// The current row (columns `Z_PK, Z_ENT, Z_OPT, …` of the reader's select list).
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/corruptStore`` when the row's `Z_ENT` is
+    ///   NULL or no entity of the reader's hierarchy, ``NimbusError/Code-swift.struct/typeMismatch``
+    ///   when a column holds a value its attribute cannot (a fraction or out-of-range number in
+    ///   an integer attribute).
     @inline(__always)
-    mutating func read(_ statement: SQLiteStatement, primaryKey: Int64) -> (ManagedObjectID, RowSnapshot)? {
+    mutating func read(_ statement: SQLiteStatement, primaryKey: Int64) throws(NimbusError) -> (ManagedObjectID, RowSnapshot) {
         let number = Int(sqlite3_column_int64(statement, 1))
         if number != lastNumber {
-            guard let plan = reader.plan(forEntityNumber: number), let entity = model.entity(number: number) else { return nil }
+            guard let plan = reader.plan(forEntityNumber: number), let entity = model.entity(number: number),
+                  sqlite3_column_type(statement, 1) != SQLITE_NULL else {
+                throw badEntityNumber(statement, primaryKey: primaryKey)
+            }
             (lastNumber, self.plan, self.entity) = (number, plan, entity)
         }
         let version = sqlite3_column_type(statement, 2) == SQLITE_NULL ? 1 : sqlite3_column_int64(statement, 2)
@@ -35,9 +43,35 @@ struct RowDecoder {
         var row: [PropertyValue] = []
         row.reserveCapacity(plan.count)
         for index in plan.indices {
-            row.append(EntityReader.value(plan[index], statement: statement, storeKey: storeKey, model: model))
+            do {
+                row.append(try EntityReader.value(plan[index], statement: statement, storeKey: storeKey, model: model))
+            } catch {
+                throw badValue(error, property: index, primaryKey: primaryKey)
+            }
         }
         return (ManagedObjectID(entity: entity.unsafelyUnwrapped, storeKey: storeKey, primaryKey: primaryKey),
                 RowSnapshot(version: version, values: row))
+    }
+
+    private func badEntityNumber(_ statement: SQLiteStatement, primaryKey: Int64) -> NimbusError {
+        let stored = sqlite3_column_type(statement, 1) == SQLITE_NULL ? "NULL" : String(sqlite3_column_int64(statement, 1))
+        let known = reader.entity.entityNumbersInHierarchy.map(String.init).joined(separator: ", ")
+        return NimbusError(.corruptStore, "the row Z_PK = \(primaryKey) of \(reader.table) has Z_ENT = \(stored), which is no entity "
+            + "stored in that table (expected one of \(known)); the store was changed outside Nimbus: fix or delete the row")
+    }
+
+    private func badValue(_ failure: EntityReader.ValueFailure, property index: Int, primaryKey: Int64) -> NimbusError {
+        let entity = entity.unsafelyUnwrapped
+        let name = "\(entity.name).\(entity.properties[index].name)"
+        switch failure {
+        case let .notAnInteger(value, type):
+            return NimbusError(.typeMismatch, "\(name) of the row Z_PK = \(primaryKey) holds \(value), which is not a whole number "
+                + "in the range of \(type.rawValue) (a batch update's expression or an integer overflow in SQL can store one); "
+                + "update the row with a value in range")
+        case let .outOfRange(value, type):
+            return NimbusError(.typeMismatch, "\(name) of the row Z_PK = \(primaryKey) holds \(value), out of the range of "
+                + "\(type.rawValue) (\(type.integerRange!.lowerBound)...\(type.integerRange!.upperBound)); update the row "
+                + "with a value in range, or widen the attribute's type")
+        }
     }
 }

@@ -17,6 +17,7 @@ enum SQLFunctions {
     static let contains = "NIMBUS_CONTAINS"
     static let lower = "NIMBUS_LOWER"
     static let upper = "NIMBUS_UPPER"
+    static let checked = "NIMBUS_CHECKED"
     static let caseInsensitiveCollation = "NIMBUS_CASE_INSENSITIVE"
     static let localizedCollation = "NIMBUS_LOCALIZED"
 
@@ -45,6 +46,12 @@ enum SQLFunctions {
         DatabaseFunction(matches, argumentCount: 3, pure: true) { values in
             guard let text = String.fromDatabaseValue(values[0]), let pattern = String.fromDatabaseValue(values[1]) else { return nil }
             return try PredicateSemantics.matches(text, pattern, caseInsensitive: (Int.fromDatabaseValue(values[2]) ?? 0) != 0)
+        },
+        // NIMBUS_CHECKED(value, attribute type, label): the value of a batch update's
+        // expression, checked against its attribute's type (SQLITE_MISMATCH otherwise).
+        DatabaseFunction(checked, argumentCount: 3, pure: true) { values in
+            try checkedValue(values[0], type: AttributeType(rawValue: String.fromDatabaseValue(values[1]) ?? "") ?? .binaryData,
+                             label: String.fromDatabaseValue(values[2]) ?? "?")
         },
         DatabaseFunction(lower, argumentCount: 1, pure: true) { values in
             String.fromDatabaseValue(values[0])?.lowercased()
@@ -103,5 +110,42 @@ enum StringFolding {
         }
         if i < x.count || j < y.count { return i < x.count ? .orderedDescending : .orderedAscending }
         return PredicateSemantics.binaryCompare(a, b)
+    }
+}
+
+extension SQLFunctions {
+    /// A batch update expression's value if its attribute can hold it (a whole REAL becomes
+    /// the integer); otherwise a `SQLITE_MISMATCH` error that stops the whole update.
+    static func checkedValue(_ value: DatabaseValue, type: AttributeType, label: String) throws -> DatabaseValue {
+        func mismatch(_ shown: String) -> DatabaseError {
+            DatabaseError(resultCode: .SQLITE_MISMATCH, message: "the batch update sets \(label) to \(shown), which a \(type.rawValue) "
+                + "attribute cannot hold; nothing was updated: change the expression so it stays in the attribute's type and range")
+        }
+        switch (value.storage, type) {
+        case (.null, _):
+            return value
+        case let (.int64(v), .integer16), let (.int64(v), .integer32), let (.int64(v), .integer64):
+            guard type.integerRange!.contains(v) else { throw mismatch(String(v)) }
+            return value
+        case let (.double(v), .integer16), let (.double(v), .integer32), let (.double(v), .integer64):
+            guard let exact = Int64(exactly: v), type.integerRange!.contains(exact) else { throw mismatch(String(v)) }
+            return exact.databaseValue
+        case (_, .integer16), (_, .integer32), (_, .integer64):
+            throw mismatch("a non-number")
+        case (.int64, .double), (.int64, .float), (.int64, .decimal), (.int64, .date),
+             (.double, .double), (.double, .float), (.double, .decimal), (.double, .date):
+            return value
+        case let (.int64(v), .boolean):
+            guard v == 0 || v == 1 else { throw mismatch(String(v)) }
+            return value
+        case (_, .double), (_, .float), (_, .decimal), (_, .date), (_, .boolean):
+            throw mismatch("a non-number")
+        case (.string, .string), (.string, .uri):
+            return value
+        case (_, .string), (_, .uri):
+            throw mismatch("a non-text value")
+        default:
+            return value
+        }
     }
 }

@@ -13,14 +13,22 @@ extension SQLiteDatabase {
             var ids: [ManagedObjectID] = []
             ids.reserveCapacity(rows.count)
             for values in rows {
-                var arguments: [DatabaseValue] = [key.databaseValue, entity.entityNumber.databaseValue, 1.databaseValue]
+                // Bound through SQLite's C API with checked results, as a save's inserts are
+                // (GRDB's binding traps on values of 2 GiB).
+                statement.setUncheckedArguments(StatementArguments())
+                let handle = statement.sqliteStatement
+                var position: Int32 = 1
+                try SQLiteBinding.bind(.integer(key), to: handle, at: &position)
+                try SQLiteBinding.bind(.integer(Int64(entity.entityNumber)), to: handle, at: &position)
+                try SQLiteBinding.bind(.integer(1), to: handle, at: &position)
                 for item in plan.items {
                     switch item {
-                    case let .value(index): arguments.append(values[index].databaseValue)
-                    case let .foreignKey(_, hasEntityColumn): arguments.append(.null); if hasEntityColumn { arguments.append(.null) }
+                    case let .value(index): try SQLiteBinding.bind(values[index], to: handle, at: &position)
+                    case let .foreignKey(_, hasEntityColumn):
+                        try SQLiteBinding.bind(.null, to: handle, at: &position)
+                        if hasEntityColumn { try SQLiteBinding.bind(.null, to: handle, at: &position) }
                     }
                 }
-                statement.setUncheckedArguments(StatementArguments(arguments))
                 try statement.execute()
                 ids.append(ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: key))
                 key += 1
@@ -35,7 +43,7 @@ extension SQLiteDatabase {
     func batchUpdate(_ query: SelectQuery, assignments: [(column: String, sql: String, arguments: [DatabaseValue], index: Int)],
                      wantIDs: Bool, author: String?, contextName: String?, history: Bool) throws -> BatchResult {
         let reader = reader(for: query.entity)
-        let set = (["Z_OPT = Z_OPT + 1"] + assignments.map { "\($0.column) = \($0.sql)" }).joined(separator: ", ")
+        let set = (["Z_OPT = Z_OPT + 1"] + assignments.map { "\($0.column.quotedDatabaseIdentifier) = \($0.sql)" }).joined(separator: ", ")
         let setArguments = assignments.flatMap(\.arguments)
         return try write { db in
             var result = BatchResult()
@@ -43,7 +51,7 @@ extension SQLiteDatabase {
             if wantIDs || history { ids = try fetchIDs(query, db) }
             // Rows are visited in primary-key order (an IN over the matching keys) rather than
             // in the order an index on the condition yields them: far fewer page writes.
-            let sql = "UPDATE \(reader.table) AS t0 SET \(set) WHERE t0.Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)) ORDER BY t0.Z_PK)"
+            let sql = "UPDATE \(reader.table.quotedDatabaseIdentifier) AS t0 SET \(set) WHERE t0.Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)) ORDER BY t0.Z_PK)"
             try db.execute(sql: sql, arguments: StatementArguments(setArguments + query.arguments))
             result.count = db.changesCount
             if wantIDs { result.objectIDs = ids }
@@ -66,7 +74,7 @@ extension SQLiteDatabase {
             // Fast path: one statement when no relationship needs work and no IDs are needed.
             if case let .query(query) = target, !wantIDs, !history, !needsRelationshipWork(query.entity) {
                 let reader = reader(for: query.entity)
-                let sql = "DELETE FROM \(reader.table) WHERE Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)) ORDER BY t0.Z_PK)"
+                let sql = "DELETE FROM \(reader.table.quotedDatabaseIdentifier) WHERE Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)) ORDER BY t0.Z_PK)"
                 try db.execute(sql: sql, arguments: StatementArguments(query.arguments))
                 return BatchResult(status: true, count: db.changesCount)
             }
@@ -108,11 +116,11 @@ extension SQLiteDatabase {
         var result: [ManagedObjectID] = []
         for (root, group) in Dictionary(grouping: ids, by: { $0.entity.rootEntityNumber }) {
             guard let rootEntity = model.entity(number: root) else { continue }
-            let table = schema.mapping(for: rootEntity).table
+            let rootReader = reader(for: rootEntity)
             for chunk in stride(from: 0, to: group.count, by: 500) {
                 let keys = group[chunk..<min(chunk + 500, group.count)].map { String($0.primaryKey) }.joined(separator: ",")
-                for row in try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_PK IN (\(keys))") {
-                    if let entity = model.entity(number: row[1]) { result.append(ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: row[0])) }
+                for row in try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM \(rootReader.table.quotedDatabaseIdentifier) WHERE Z_PK IN (\(keys))") {
+                    result.append(try objectID(ofRow: row, reader: rootReader))
                 }
             }
         }
@@ -185,23 +193,23 @@ extension SQLiteDatabase {
                 guard let relationship = entity.properties[index].relationship else { continue }
                 switch storage {
                 case let .joinTable(join, sourceColumn, _, _):
-                    try db.execute(sql: "DELETE FROM \(join.name) WHERE \(sourceColumn) IN (\(list))")
+                    try db.execute(sql: "DELETE FROM \(join.name.quotedDatabaseIdentifier) WHERE \(sourceColumn.quotedDatabaseIdentifier) IN (\(list))")
                 case let .inverseForeignKey(table, column, entityColumn, _) where relationship.deleteRule != .noAction:
-                    let clearEntity = entityColumn.map { ", \($0) = NULL" } ?? ""
-                    try db.execute(sql: "UPDATE \(table) SET \(column) = NULL\(clearEntity), Z_OPT = Z_OPT + 1 WHERE \(column) IN (\(list))")
+                    let clearEntity = entityColumn.map { ", \($0.quotedDatabaseIdentifier) = NULL" } ?? ""
+                    try db.execute(sql: "UPDATE \(table.quotedDatabaseIdentifier) SET \(column.quotedDatabaseIdentifier) = NULL\(clearEntity), Z_OPT = Z_OPT + 1 WHERE \(column.quotedDatabaseIdentifier) IN (\(list))")
                 case .foreignKey where relationship.deleteRule != .noAction:
                     // A one-to-one: the partner's own foreign key points back here.
                     guard let destination = entity.destination(of: relationship), let inverse = entity.inverse(of: relationship),
                           let inverseIndex = destination.propertyIndexes[inverse.name], !inverse.isToMany,
                           case let .foreignKey(column, entityColumn) = schema.mapping(for: destination).storage[inverseIndex] else { continue }
-                    let clearEntity = entityColumn.map { ", \($0) = NULL" } ?? ""
+                    let clearEntity = entityColumn.map { ", \($0.quotedDatabaseIdentifier) = NULL" } ?? ""
                     let table = schema.mapping(for: destination).table
-                    try db.execute(sql: "UPDATE \(table) SET \(column) = NULL\(clearEntity), Z_OPT = Z_OPT + 1 WHERE \(column) IN (\(list))")
+                    try db.execute(sql: "UPDATE \(table.quotedDatabaseIdentifier) SET \(column.quotedDatabaseIdentifier) = NULL\(clearEntity), Z_OPT = Z_OPT + 1 WHERE \(column.quotedDatabaseIdentifier) IN (\(list))")
                 default:
                     continue
                 }
             }
-            try db.execute(sql: "DELETE FROM \(mapping.table) WHERE Z_PK IN (\(list))")
+            try db.execute(sql: "DELETE FROM \(mapping.table.quotedDatabaseIdentifier) WHERE Z_PK IN (\(list))")
         }
     }
 }

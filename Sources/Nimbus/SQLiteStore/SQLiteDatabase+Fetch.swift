@@ -16,7 +16,7 @@ extension SQLiteDatabase {
         let sqliteStatement = statement.sqliteStatement
         var decoder = RowDecoder(reader: reader, storeKey: storeKey, model: model)
         while let primaryKey = try cursor.next() {
-            guard let (id, snapshot) = decoder.read(sqliteStatement, primaryKey: primaryKey) else { continue }
+            let (id, snapshot) = try decoder.read(sqliteStatement, primaryKey: primaryKey)
             rows += 1
             try body(id, snapshot)
         }
@@ -32,11 +32,26 @@ extension SQLiteDatabase {
         let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
         var result: [ManagedObjectID] = []
         while let row = try cursor.next() {
-            guard let entity = model.entity(number: row[1]) else { continue }
-            result.append(ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: row[0]))
+            result.append(try objectID(ofRow: row, reader: reader))
         }
         SQLDebug.logFetch(sql: sql, arguments: arguments, rows: result.count, started: started, db: db)
         return result
+    }
+
+    /// The ID of a row whose columns 0 and 1 are `Z_PK` and `Z_ENT`.
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/corruptStore`` when `Z_ENT` is NULL, not an
+    ///   integer, or no entity stored in the reader's table.
+    func objectID(ofRow row: Row, reader: EntityReader) throws -> ManagedObjectID {
+        let primaryKey: Int64 = row[0]
+        let stored: DatabaseValue = row[1]
+        guard let number = Int64.fromDatabaseValue(stored), let entityNumber = Int(exactly: number),
+              reader.plan(forEntityNumber: entityNumber) != nil, let entity = model.entity(number: entityNumber) else {
+            let known = reader.entity.rootEntity.entityNumbersInHierarchy.map(String.init).joined(separator: ", ")
+            throw NimbusError(.corruptStore, "the row Z_PK = \(primaryKey) of \(reader.table) has Z_ENT = \(stored), which is no entity "
+                + "stored in that table (expected one of \(known)); the store was changed outside Nimbus: fix or delete the row")
+        }
+        return ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: primaryKey)
     }
 
     /// The number of matching rows (limit and offset applied).
@@ -75,7 +90,7 @@ extension SQLiteDatabase {
         let cursor = try Int64.fetchCursor(statement, arguments: [id.primaryKey])
         guard let primaryKey = try cursor.next() else { return nil }
         var decoder = RowDecoder(reader: reader, storeKey: storeKey, model: model)
-        return decoder.read(statement.sqliteStatement, primaryKey: primaryKey)?.1
+        return try decoder.read(statement.sqliteStatement, primaryKey: primaryKey).1
     }
 
     /// Snapshots of many rows of one hierarchy, by primary key.
@@ -85,13 +100,12 @@ extension SQLiteDatabase {
         var result: [ManagedObjectID: RowSnapshot] = [:]
         for chunk in stride(from: 0, to: ids.count, by: 500) {
             let keys = ids[chunk..<min(chunk + 500, ids.count)].map(\.primaryKey)
-            let sql = "SELECT \(reader.selectList) FROM \(reader.table) t0 WHERE t0.Z_PK IN (\(keys.map(String.init).joined(separator: ",")))"
+            let sql = "SELECT \(reader.selectList) FROM \(reader.table.quotedDatabaseIdentifier) t0 WHERE t0.Z_PK IN (\(keys.map(String.init).joined(separator: ",")))"
             let statement = try db.makeStatement(sql: sql)
             let cursor = try Row.fetchCursor(statement)
             while try cursor.next() != nil {
-                if let (id, snapshot) = reader.read(statement: statement.sqliteStatement, storeKey: storeKey, model: model) {
-                    result[id] = snapshot
-                }
+                let (id, snapshot) = try reader.read(statement: statement.sqliteStatement, storeKey: storeKey, model: model)
+                result[id] = snapshot
             }
         }
         return result
@@ -105,25 +119,24 @@ extension SQLiteDatabase {
         let destinationReader = reader(for: destination)
         switch schema.mapping(for: entity).storage[index] {
         case let .inverseForeignKey(table, column, _, orderColumn):
-            var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(table) t0 WHERE t0.\(column) = ?"
+            var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(table.quotedDatabaseIdentifier) t0 WHERE t0.\(column.quotedDatabaseIdentifier) = ?"
             if let c = destinationReader.entityCondition(includesSubentities: true) { sql += " AND " + c }
-            sql += " ORDER BY " + (orderColumn.map { "t0.\($0), " } ?? "") + "t0.Z_PK"
-            return try ids(sql: sql, arguments: [id.primaryKey], db)
+            sql += " ORDER BY " + (orderColumn.map { "t0.\($0.quotedDatabaseIdentifier), " } ?? "") + "t0.Z_PK"
+            return try ids(sql: sql, arguments: [id.primaryKey], reader: destinationReader, db)
         case let .joinTable(join, sourceColumn, destinationColumn, orderColumn):
-            let sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(join.name) j JOIN \(destinationReader.table) t0 ON t0.Z_PK = j.\(destinationColumn) WHERE j.\(sourceColumn) = ? ORDER BY "
+            let sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(join.name.quotedDatabaseIdentifier) j JOIN \(destinationReader.table.quotedDatabaseIdentifier) t0 ON t0.Z_PK = j.\(destinationColumn.quotedDatabaseIdentifier) WHERE j.\(sourceColumn.quotedDatabaseIdentifier) = ? ORDER BY "
                 + (orderColumn.map { "j.\($0), " } ?? "") + "t0.Z_PK"
-            return try ids(sql: sql, arguments: [id.primaryKey], db)
+            return try ids(sql: sql, arguments: [id.primaryKey], reader: destinationReader, db)
         default:
             return []
         }
     }
 
-    private func ids(sql: String, arguments: StatementArguments, _ db: Database) throws -> [ManagedObjectID] {
+    private func ids(sql: String, arguments: StatementArguments, reader: EntityReader, _ db: Database) throws -> [ManagedObjectID] {
         let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
         var result: [ManagedObjectID] = []
         while let row = try cursor.next() {
-            guard let entity = model.entity(number: row[1]) else { continue }
-            result.append(ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: row[0]))
+            result.append(try objectID(ofRow: row, reader: reader))
         }
         return result
     }

@@ -46,7 +46,7 @@ extension SQLiteDatabase {
             for delete in request.deletes { try deleteRow(delete.id, db) }
             for change in request.joinChanges { try writeJoin(change, resolve: resolve, db) }
             for change in request.orderChanges {
-                try db.execute(sql: "UPDATE \(change.table) SET \(change.column) = ? WHERE Z_PK = ?",
+                try db.execute(sql: "UPDATE \(change.table.quotedDatabaseIdentifier) SET \(change.column.quotedDatabaseIdentifier) = ? WHERE Z_PK = ?",
                                arguments: [change.position, resolve(change.id).primaryKey])
             }
             for hook in hooks { try hook.didWrite(request, result: result, database: self, db) }
@@ -96,21 +96,21 @@ extension SQLiteDatabase {
         statement.setUncheckedArguments(StatementArguments())
         let handle = statement.sqliteStatement
         var position: Int32 = 1
-        SQLiteBinding.bind(.integer(id.primaryKey), to: handle, at: &position)
-        SQLiteBinding.bind(.integer(Int64(id.entity.entityNumber)), to: handle, at: &position)
-        SQLiteBinding.bind(.integer(1), to: handle, at: &position)
+        try SQLiteBinding.bind(.integer(id.primaryKey), to: handle, at: &position)
+        try SQLiteBinding.bind(.integer(Int64(id.entity.entityNumber)), to: handle, at: &position)
+        try SQLiteBinding.bind(.integer(1), to: handle, at: &position)
         for item in plan.items {
             switch item {
             case let .value(index):
-                SQLiteBinding.bind(values[index], to: handle, at: &position)
+                try SQLiteBinding.bind(values[index], to: handle, at: &position)
             case let .foreignKey(index, hasEntityColumn):
                 if case let .object(target) = values[index] {
                     let resolved = resolve(target)
-                    SQLiteBinding.bind(.integer(resolved.primaryKey), to: handle, at: &position)
-                    if hasEntityColumn { SQLiteBinding.bind(.integer(Int64(resolved.entity.entityNumber)), to: handle, at: &position) }
+                    try SQLiteBinding.bind(.integer(resolved.primaryKey), to: handle, at: &position)
+                    if hasEntityColumn { try SQLiteBinding.bind(.integer(Int64(resolved.entity.entityNumber)), to: handle, at: &position) }
                 } else {
-                    SQLiteBinding.bind(.null, to: handle, at: &position)
-                    if hasEntityColumn { SQLiteBinding.bind(.null, to: handle, at: &position) }
+                    try SQLiteBinding.bind(.null, to: handle, at: &position)
+                    if hasEntityColumn { try SQLiteBinding.bind(.null, to: handle, at: &position) }
                 }
             }
         }
@@ -121,38 +121,46 @@ extension SQLiteDatabase {
     private func updateRow(_ update: SaveRequest.Update, resolve: (ManagedObjectID) -> ManagedObjectID, _ db: Database) throws -> Bool {
         let mapping = schema.mapping(for: update.id.entity)
         var assignments = ["Z_OPT = Z_OPT + 1"]
-        var arguments: [DatabaseValue] = []
+        var arguments: [PropertyValue] = []
         for (index, value) in update.changes {
             switch mapping.storage[index] {
             case let .column(column):
-                assignments.append("\(column) = ?")
-                arguments.append(value.databaseValue)
+                assignments.append("\(column.quotedDatabaseIdentifier) = ?")
+                arguments.append(value)
             case let .foreignKey(column, entityColumn):
-                assignments.append("\(column) = ?")
+                assignments.append("\(column.quotedDatabaseIdentifier) = ?")
                 if case let .object(target) = value {
                     let resolved = resolve(target)
-                    arguments.append(resolved.primaryKey.databaseValue)
-                    if let entityColumn { assignments.append("\(entityColumn) = ?"); arguments.append(resolved.entity.entityNumber.databaseValue) }
+                    arguments.append(.integer(resolved.primaryKey))
+                    if let entityColumn {
+                        assignments.append("\(entityColumn.quotedDatabaseIdentifier) = ?")
+                        arguments.append(.integer(Int64(resolved.entity.entityNumber)))
+                    }
                 } else {
                     arguments.append(.null)
-                    if let entityColumn { assignments.append("\(entityColumn) = NULL") }
+                    if let entityColumn { assignments.append("\(entityColumn.quotedDatabaseIdentifier) = NULL") }
                 }
             default:
                 continue
             }
         }
-        arguments += [update.id.primaryKey.databaseValue, update.expectedVersion.databaseValue]
-        let sql = "UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+        arguments += [.integer(update.id.primaryKey), .integer(update.expectedVersion)]
+        let sql = "UPDATE \(mapping.table.quotedDatabaseIdentifier) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
+        // Bound through SQLite's C API with checked results (GRDB's binding traps on values of 2 GiB).
+        let statement = try db.cachedStatement(sql: sql)
+        statement.setUncheckedArguments(StatementArguments())
+        var position: Int32 = 1
+        for argument in arguments { try SQLiteBinding.bind(argument, to: statement.sqliteStatement, at: &position) }
+        try statement.execute()
         return db.changesCount == 1
     }
 
     private func deleteRow(_ id: ManagedObjectID, _ db: Database) throws {
         let mapping = schema.mapping(for: id.entity)
-        try db.cachedStatement(sql: "DELETE FROM \(mapping.table) WHERE Z_PK = ?").execute(arguments: [id.primaryKey])
+        try db.cachedStatement(sql: "DELETE FROM \(mapping.table.quotedDatabaseIdentifier) WHERE Z_PK = ?").execute(arguments: [id.primaryKey])
         for storage in mapping.storage {
             if case let .joinTable(join, sourceColumn, _, _) = storage {
-                try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(sourceColumn) = ?").execute(arguments: [id.primaryKey])
+                try db.cachedStatement(sql: "DELETE FROM \(join.name.quotedDatabaseIdentifier) WHERE \(sourceColumn.quotedDatabaseIdentifier) = ?").execute(arguments: [id.primaryKey])
             }
         }
     }
@@ -163,14 +171,14 @@ extension SQLiteDatabase {
         let second = resolve(change.second).primaryKey
         if change.isInsert {
             if let orderColumn = join.orderColumn {
-                try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(join.name) (\(join.firstColumn), \(join.secondColumn), \(orderColumn)) VALUES (?, ?, ?)")
+                try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(join.name.quotedDatabaseIdentifier) (\(join.firstColumn.quotedDatabaseIdentifier), \(join.secondColumn.quotedDatabaseIdentifier), \(orderColumn.quotedDatabaseIdentifier)) VALUES (?, ?, ?)")
                     .execute(arguments: [first, second, change.order ?? 0])
             } else {
-                try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(join.name) (\(join.firstColumn), \(join.secondColumn)) VALUES (?, ?)")
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(join.name.quotedDatabaseIdentifier) (\(join.firstColumn.quotedDatabaseIdentifier), \(join.secondColumn.quotedDatabaseIdentifier)) VALUES (?, ?)")
                     .execute(arguments: [first, second])
             }
         } else {
-            try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.firstColumn) = ? AND \(join.secondColumn) = ?")
+            try db.cachedStatement(sql: "DELETE FROM \(join.name.quotedDatabaseIdentifier) WHERE \(join.firstColumn.quotedDatabaseIdentifier) = ? AND \(join.secondColumn.quotedDatabaseIdentifier) = ?")
                 .execute(arguments: [first, second])
         }
     }
@@ -209,57 +217,91 @@ struct InsertPlan: Sendable {
                 continue
             }
         }
-        sql = "INSERT INTO \(mapping.table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        sql = "INSERT INTO \(mapping.table.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         self.items = items
         argumentCount = columns.count
     }
 }
 
-/// Binds property values with SQLite's C API.
+/// Binds property values with SQLite's C API, checking each result: a value larger than
+/// SQLite accepts (its length limit, 1 GB by default; lengths are 64-bit, so a 2 GiB value is
+/// refused, not a trap) is a clear error, never a silently unbound NULL.
 enum SQLiteBinding {
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    private static func bindText(_ text: inout String, _ statement: SQLiteStatement, _ position: Int32) {
+    private static func bindText(_ text: inout String, _ statement: SQLiteStatement, _ position: Int32) -> Int32 {
         text.withUTF8 { buffer in
             guard let base = buffer.baseAddress, buffer.count > 0 else {
-                _ = sqlite3_bind_text(statement, position, "", 0, transient)
-                return
+                return sqlite3_bind_text(statement, position, "", 0, transient)
             }
-            base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
-                _ = sqlite3_bind_text(statement, position, pointer, Int32(buffer.count), transient)
+            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+                sqlite3_bind_text64(statement, position, pointer, sqlite3_uint64(buffer.count), transient, UInt8(SQLITE_UTF8))
             }
         }
     }
 
+    private static func bindBlob(_ data: Data, _ statement: SQLiteStatement, _ position: Int32) -> Int32 {
+        data.withUnsafeBytes { buffer in
+            sqlite3_bind_blob64(statement, position, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(buffer.count), transient)
+        }
+    }
+
     @inline(__always)
-    static func bind(_ value: PropertyValue, to statement: SQLiteStatement, at position: inout Int32) {
+    static func bind(_ value: PropertyValue, to statement: SQLiteStatement, at position: inout Int32) throws(NimbusError) {
         defer { position += 1 }
+        let code: Int32
         switch value {
-        case .null, .objects: sqlite3_bind_null(statement, position)
-        case let .integer(v): sqlite3_bind_int64(statement, position, v)
-        case let .double(v): sqlite3_bind_double(statement, position, v)
-        case let .bool(v): sqlite3_bind_int64(statement, position, v ? 1 : 0)
-        case let .date(v): sqlite3_bind_double(statement, position, v.timeIntervalSinceReferenceDate)
-        case let .object(id): sqlite3_bind_int64(statement, position, id.primaryKey)
+        case .null, .objects: code = sqlite3_bind_null(statement, position)
+        case let .integer(v): code = sqlite3_bind_int64(statement, position, v)
+        case let .double(v): code = sqlite3_bind_double(statement, position, v)
+        case let .bool(v): code = sqlite3_bind_int64(statement, position, v ? 1 : 0)
+        case let .date(v): code = sqlite3_bind_double(statement, position, v.timeIntervalSinceReferenceDate)
+        case let .object(id): code = sqlite3_bind_int64(statement, position, id.primaryKey)
         case var .string(v):
-            bindText(&v, statement, position)
+            code = bindText(&v, statement, position)
         case let .data(v):
-            v.withUnsafeBytes { buffer in
-                _ = sqlite3_bind_blob(statement, position, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), transient)
-            }
+            code = bindBlob(v, statement, position)
         default:
             // Decimals, UUIDs and URLs: through their database value.
             switch value.databaseValue.storage {
-            case .null: sqlite3_bind_null(statement, position)
-            case let .int64(v): sqlite3_bind_int64(statement, position, v)
-            case let .double(v): sqlite3_bind_double(statement, position, v)
+            case .null: code = sqlite3_bind_null(statement, position)
+            case let .int64(v): code = sqlite3_bind_int64(statement, position, v)
+            case let .double(v): code = sqlite3_bind_double(statement, position, v)
             case var .string(v):
-                bindText(&v, statement, position)
+                code = bindText(&v, statement, position)
             case let .blob(v):
-                v.withUnsafeBytes { buffer in
-                    _ = sqlite3_bind_blob(statement, position, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), transient)
-                }
+                code = bindBlob(v, statement, position)
             }
         }
+        if code != SQLITE_OK { throw failure(code, value: value, statement: statement, position: position) }
+    }
+
+    /// Refuses a value too large for SQLite before it reaches a binding that is not this
+    /// type's (GRDB's arguments count bytes in 32 bits and trap beyond).
+    static func checkLength(_ value: PropertyValue) throws(NimbusError) {
+        let count: Int = switch value {
+        case let .string(v): v.utf8.count
+        case let .data(v): v.count
+        default: 0
+        }
+        if count > Int(Int32.max) { throw failure(SQLITE_TOOBIG, value: value, sql: "the statement", position: 1) }
+    }
+
+    private static func failure(_ code: Int32, value: PropertyValue, statement: SQLiteStatement, position: Int32) -> NimbusError {
+        failure(code, value: value, sql: sqlite3_sql(statement).map { String(cString: $0) } ?? "?", position: position)
+    }
+
+    private static func failure(_ code: Int32, value: PropertyValue, sql: String, position: Int32) -> NimbusError {
+        let size: String = switch value {
+        case let .string(v): "\(v.utf8.count) bytes of text"
+        case let .data(v): "\(v.count) bytes of data"
+        default: "a value"
+        }
+        if code == SQLITE_TOOBIG {
+            return NimbusError(.invalidArgument, "\(size) is larger than SQLite accepts in one value (parameter \(position) of \(sql)); "
+                + "nothing was written: store such data in files and keep their names in the store")
+        }
+        let message = String(cString: sqlite3_errstr(code))
+        return NimbusError(.sqliteError, "binding \(size) to parameter \(position) of \(sql) failed: \(message) (code \(code)); nothing was written")
     }
 }

@@ -167,6 +167,8 @@ extension NimbusError {
             return NimbusError(.readOnlyStore, "the store\(place) is read-only", underlying: error)
         case .SQLITE_CANTOPEN:
             return NimbusError(.io, "cannot open the database\(place)", underlying: error)
+        case .SQLITE_MISMATCH:
+            return NimbusError(.typeMismatch, error.message ?? "a value has the wrong type for its column\(place)", underlying: error)
         default:
             return NimbusError(.sqliteError, "SQLite error\(place): \(error.message ?? error.description)", underlying: error)
         }

@@ -17,7 +17,7 @@ struct SelectQuery: Sendable {
 
     /// `FROM … WHERE …` shared by every kind of select.
     func fromClause(reader: EntityReader) -> String {
-        var sql = "FROM \(reader.table) t0"
+        var sql = "FROM \(reader.table.quotedDatabaseIdentifier) t0"
         for join in joins { sql += " " + join }
         return sql + whereClause(reader: reader)
     }

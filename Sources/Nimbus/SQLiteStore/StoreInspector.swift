@@ -76,7 +76,9 @@ extension ManagedObjectModel {
     ///
     /// - Throws: ``NimbusError/Code-swift.struct/storeNotFound`` when there is no store,
     ///   ``NimbusError/Code-swift.struct/notADatabase``, ``NimbusError/Code-swift.struct/corruptStore``
-    ///   or ``NimbusError/Code-swift.struct/modelMismatch`` when the model cannot be read.
+    ///   or ``NimbusError/Code-swift.struct/modelMismatch`` when the model cannot be read;
+    ///   ``NimbusError/Code-swift.struct/invalidModel`` when its names could not be SQL
+    ///   identifiers or URI parts (a crafted file), before any of them reaches SQL.
     public static func storedModel(at url: URL) throws -> ManagedObjectModel {
         guard let inspector = try StoreInspector.inspect(path: url.path) else {
             throw NimbusError(.storeNotFound, "no store at \(url.path)")

@@ -1,3 +1,5 @@
+import GRDB
+
 /// How a model's entities map to tables and columns, in Core Data's conventions.
 ///
 /// - One table per inheritance root, `Z<ENTITY>`, with `Z_PK`, `Z_ENT`, `Z_OPT`.
@@ -57,6 +59,12 @@ package struct StoreSchema: Sendable {
     package var mappings: [EntityMapping]
     /// Indexes to create: (name, table, columns with order).
     package var indexes: [(name: String, table: String, columns: [String])]
+
+    /// An index column as SQL: the quoted column name, and ` DESC` when the index
+    /// declares it descending (``indexes`` keep it as a suffix of the name).
+    package static func quotedIndexColumn(_ column: String) -> String {
+        column.hasSuffix(" DESC") ? String(column.dropLast(5)).quotedDatabaseIdentifier + " DESC" : column.quotedDatabaseIdentifier
+    }
 
     /// The mapping of an entity.
     package func mapping(for entity: EntityDescription) -> EntityMapping { mappings[entity.entityNumber - 1] }

@@ -9,18 +9,18 @@ enum StoreSchemaWriter {
         let stored = Set(model.entities(forConfiguration: description.configuration).map { $0.rootEntity.name })
         for table in schema.tables where stored.contains(table.rootEntityName) {
             var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
-            columns += table.columns.map { "\($0.name) \($0.type)" }
-            try db.execute(sql: "CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
+            columns += table.columns.map { "\($0.name.quotedDatabaseIdentifier) \($0.type)" }
+            try db.execute(sql: "CREATE TABLE \(table.name.quotedDatabaseIdentifier) (\(columns.joined(separator: ", ")))")
         }
         for join in schema.joinTables {
-            var columns = ["\(join.firstColumn) INTEGER", "\(join.secondColumn) INTEGER"]
-            if let order = join.orderColumn { columns.append("\(order) INTEGER") }
-            columns.append("PRIMARY KEY (\(join.firstColumn), \(join.secondColumn))")
-            try db.execute(sql: "CREATE TABLE \(join.name) (\(columns.joined(separator: ", "))) WITHOUT ROWID")
+            var columns = ["\(join.firstColumn.quotedDatabaseIdentifier) INTEGER", "\(join.secondColumn.quotedDatabaseIdentifier) INTEGER"]
+            if let order = join.orderColumn { columns.append("\(order.quotedDatabaseIdentifier) INTEGER") }
+            columns.append("PRIMARY KEY (\(join.firstColumn.quotedDatabaseIdentifier), \(join.secondColumn.quotedDatabaseIdentifier))")
+            try db.execute(sql: "CREATE TABLE \(join.name.quotedDatabaseIdentifier) (\(columns.joined(separator: ", "))) WITHOUT ROWID")
         }
         let tables = Set(schema.tables.filter { stored.contains($0.rootEntityName) }.map(\.name)).union(schema.joinTables.map(\.name))
         for index in schema.indexes where tables.contains(index.table) {
-            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index.name) ON \(index.table) (\(index.columns.joined(separator: ", ")))")
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index.name.quotedDatabaseIdentifier) ON \(index.table.quotedDatabaseIdentifier) (\(index.columns.map(StoreSchema.quotedIndexColumn).joined(separator: ", ")))")
         }
         for entity in model.entities where !entity.uniquenessConstraints.isEmpty && stored.contains(entity.rootEntity.name) {
             let mapping = schema.mapping(for: entity)
@@ -35,7 +35,7 @@ enum StoreSchemaWriter {
                 guard !columns.isEmpty else { continue }
                 let entities = entity.entityNumbersInHierarchy.map(String.init).joined(separator: ",")
                 try db.execute(sql: """
-                    CREATE UNIQUE INDEX Z_\(entity.name.uppercased())_UNIQUE_\(n) ON \(mapping.table) (\(columns.joined(separator: ", "))) \
+                    CREATE UNIQUE INDEX \("Z_\(entity.name.uppercased())_UNIQUE_\(n)".quotedDatabaseIdentifier) ON \(mapping.table.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) \
                     WHERE Z_ENT IN (\(entities))
                     """)
             }
