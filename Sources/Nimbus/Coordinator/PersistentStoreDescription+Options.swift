@@ -19,8 +19,8 @@ extension PersistentStoreDescription {
         },
     ]
 
-    /// Options of Nimbus's own (not Core Data's).
-    static let nimbusOptions: Set<String> = ["recordSQL"]
+    /// Options of Nimbus's own (not Core Data's); `NimbusCloudContainerOptions` carries the cloud options of a mirrored store.
+    static let nimbusOptions: Set<String> = ["recordSQL", "NimbusCloudContainerOptions"]
 
     private static func boolean(_ text: String, _ key: String) throws -> Bool {
         switch text.lowercased() {
