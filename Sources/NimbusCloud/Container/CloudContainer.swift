@@ -34,6 +34,24 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
     private struct State {
         var engines: [MirrorEngine] = []
         var subscribers: [UUID: AsyncStream<CloudEvent>.Continuation] = [:]
+        var resolvers: [String: ConflictResolver] = [:]
+    }
+
+    /// Overrides how conflicts of an entity's properties resolve (by default the later edit
+    /// wins). The resolver runs on the importing device when a property was edited both
+    /// there and elsewhere; a value it keeps or merges is saved as a new edit and wins on
+    /// every device.
+    ///
+    /// For example, to keep the larger of two counts:
+    /// ```swift
+    /// container.setConflictResolver(forEntity: "Post") { conflict in
+    ///     guard conflict.property == "views", case let .integer(a) = conflict.localValue,
+    ///           case let .integer(b) = conflict.remoteValue else { return .byStamp }
+    ///     return .merged(.integer(max(a, b)))
+    /// }
+    /// ```
+    public func setConflictResolver(forEntity entityName: String, _ resolver: ConflictResolver?) {
+        state.withLock { $0.resolvers[entityName] = resolver }
     }
 
     /// Makes a transport for a store's options (``HTTPTransport`` unless replaced, for tests).
@@ -108,7 +126,8 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
         log[metadataKey: "store"] = "\(store.identifier.prefix(8))"
         let mirror = StoreMirror(store: store, coordinator: persistentStoreCoordinator, mirrored: mirrored,
                                  transport: makeTransport(options), options: options, deviceID: deviceID,
-                                 importAuthor: Self.importAuthor, log: log)
+                                 importAuthor: Self.importAuthor, log: log,
+                                 resolver: { [weak self] entity in self?.state.withLock { $0.resolvers[entity] } })
         let engine = MirrorEngine(mirror: mirror) { [weak self] event in self?.post(event) }
         state.withLock { $0.engines.append(engine) }
         if automaticallySyncs { Task { await engine.start() } }

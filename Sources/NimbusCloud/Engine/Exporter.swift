@@ -41,7 +41,7 @@ struct Exporter: Sendable {
             var maximumItems = ModifyRecordsRequest.maximumItems
             var pendingBatches = plan.batches(maximumItems: maximumItems, maximumBytes: ModifyRecordsRequest.maximumBodyBytes * 9 / 10)
             var failedThisRound = 0
-            let confirmedBefore = outcome.confirmed + outcome.deletedOnServer.count
+            var settledThisRound = 0
             while !pendingBatches.isEmpty {
                 let batch = pendingBatches.removeFirst()
                 let response: ModifyRecordsResponse
@@ -60,13 +60,14 @@ struct Exporter: Sendable {
                 outcome.sent += batch.saves.count + batch.deletions.count
                 let recorded = try record(response, plan: plan)
                 outcome.confirmed += recorded.confirmed
+                settledThisRound += recorded.settled + recorded.deletedOnServer.count
                 outcome.deletedOnServer += recorded.deletedOnServer
                 outcome.itemErrors += recorded.errors
                 failedThisRound += recorded.errors.count
                 progress(outcome.sent, outcome.sent + pendingBatches.reduce(0) { $0 + $1.saves.count + $1.deletions.count })
             }
             // Items that failed stay pending; don't spin on them within one run.
-            if failedThisRound > 0 || outcome.confirmed + outcome.deletedOnServer.count == confirmedBefore { break }
+            if failedThisRound > 0 || settledThisRound == 0 { break }
         }
         return outcome
     }
@@ -172,9 +173,12 @@ struct Exporter: Sendable {
 
     // MARK: Recording the answer
 
-    private func record(_ response: ModifyRecordsResponse, plan: ExportPlan) throws -> (confirmed: Int, deletedOnServer: [String], errors: [CloudError]) {
+    /// Records the server's answer; `settled` counts the items no longer pending (an item the
+    /// server confirmed but that stays pending for the conflict resolver is not settled).
+    private func record(_ response: ModifyRecordsResponse, plan: ExportPlan) throws -> (confirmed: Int, settled: Int, deletedOnServer: [String], errors: [CloudError]) {
         try mirror.store.writeTransaction { db in
             var confirmed = 0
+            var settled = 0
             var deletedOnServer: [String] = []
             var errors: [CloudError] = []
             for result in response.results {
@@ -183,18 +187,31 @@ struct Exporter: Sendable {
                 case let (.saved, .object(key, sent)):
                     if let record = result.record { try Ancestor.merge(record, sent: sent, db) }
                     var pending = try SyncMetadata.pendingFields(entity: key.entity, primaryKey: key.primaryKey, db) ?? [:]
-                    for (field, stamp) in sent where pending[field].map({ $0 <= stamp }) ?? false { pending[field] = nil }
+                    let entityName = mirror.store.entity(number: key.entity)?.name ?? ""
+                    let hasResolver = mirror.resolver(entityName) != nil
+                    for (field, stamp) in sent where pending[field].map({ $0 <= stamp }) ?? false {
+                        if let record = result.record, !Ancestor.holds(record, field: field, stamp: stamp) {
+                            // The server kept a later edit from elsewhere: a conflict. With a
+                            // resolver the edit stays pending, so that the import asks it.
+                            try Conflicts.record(result.recordName, db)
+                            if hasResolver { continue }
+                        }
+                        pending[field] = nil
+                    }
                     try SyncMetadata.setPendingFields(pending, entity: key.entity, primaryKey: key.primaryKey, db)
                     confirmed += 1
+                    if !sent.keys.contains(where: { pending[$0] == sent[$0] }) { settled += 1 }
                 case let (.saved, .link(key, first, second, stamp)):
                     try db.execute(sql: """
                         UPDATE ANIMBUSCLOUDLINK SET ZPENDING = 0 WHERE ZRELATIONSHIP = ? AND ZFIRSTENTITY = ? AND ZFIRSTPK = ?
                         AND ZSECONDENTITY = ? AND ZSECONDPK = ? AND ZTIME = ? AND ZDEVICE = ?
                         """, arguments: [key, first.entity, first.primaryKey, second.entity, second.primaryKey, stamp.time, stamp.device])
                     confirmed += 1
+                    settled += 1
                 case (.deleted, _):
                     try db.execute(sql: "DELETE FROM ANIMBUSCLOUDDELETION WHERE ZRECORDNAME = ?", arguments: [result.recordName])
                     confirmed += 1
+                    settled += 1
                 case (.failed, _):
                     let error = result.error
                     if error?.code == .unknownItem {
@@ -220,7 +237,7 @@ struct Exporter: Sendable {
                     continue
                 }
             }
-            return (confirmed, deletedOnServer, errors)
+            return (confirmed, settled, deletedOnServer, errors)
         }
     }
 }

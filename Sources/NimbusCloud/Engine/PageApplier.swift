@@ -99,14 +99,33 @@ struct PageApplier {
             for (name, role) in mirror.mirrored.roles[entity.name] ?? [:] {
                 guard case let .attribute(attribute) = role, let (field, stamp) = effectiveField(name, in: record) else { continue }
                 if let applied = effectiveField(name, in: ancestor)?.1, stamp <= applied { continue }
+                let remote = try value(of: field, for: attribute)
                 if let local = pending[name] {
-                    if local > stamp { conflicted.append(record.recordName); continue }
                     conflicted.append(record.recordName)
-                    lost[name] = nil
+                    var resolution = FieldResolution.byStamp
+                    if let resolver = mirror.resolver(entity.name) {
+                        resolution = resolver(FieldConflict(entityName: entity.name, objectID: object.objectID, property: name,
+                                                            localValue: object.primitiveValue(forKey: name) ?? .null, remoteValue: remote,
+                                                            localStamp: local, remoteStamp: stamp))
+                    }
+                    switch resolution {
+                    case .byStamp:
+                        if local > stamp { continue }
+                        lost[name] = nil
+                    case .keepLocal:
+                        lost[name] = .freshEdit
+                        continue
+                    case .takeRemote:
+                        lost[name] = nil
+                    case let .merged(value):
+                        object.setValue(value, forKey: name)
+                        lost[name] = .freshEdit
+                        continue
+                    }
                 }
-                object.setValue(try value(of: field, for: attribute), forKey: name)
+                object.setValue(remote, forKey: name)
             }
-            if lost.count != pending.count, !object.objectID.isTemporaryID { pendingUpdates[ObjectKey(object.objectID)] = lost }
+            if lost != pending, !object.objectID.isTemporaryID { pendingUpdates[ObjectKey(object.objectID)] = lost }
             ancestors[record.recordName] = Ancestor.mergeAll(record, into: ancestor)
             stats.applied += 1
         }
@@ -193,12 +212,17 @@ struct PageApplier {
                                arguments: [permanentID.entity.entityNumber, permanentID.primaryKey, name])
             }
             for (_, ancestor) in finalAncestors { try SyncMetadata.confirm(ancestor, db) }
-            for (key, fields) in finalPending { try SyncMetadata.setPendingFields(fields, entity: key.entity, primaryKey: key.primaryKey, db) }
+            var clock = try HybridLogicalClock.load(db)
+            for record in allRecords { for field in record.fields.values { clock.observe(field.stamp.time) } }
+            for (key, fields) in finalPending {
+                // A resolver's choice is a new edit here, later than everything seen.
+                let stamped = fields.mapValues { $0 == .freshEdit ? HLCStamp(time: clock.tick(at: Date()), device: deviceID) : $0 }
+                try SyncMetadata.setPendingFields(stamped, entity: key.entity, primaryKey: key.primaryKey, db)
+            }
             for (key, first, second, linked, stamp) in linkRows {
                 let a = permanent[first] ?? first, b = permanent[second] ?? second
                 try LinkRow.set(key: key, first: ObjectKey(a), second: ObjectKey(b), linked: linked, stamp: stamp, pending: false, db)
             }
-            var clock = try HybridLogicalClock.load(db)
             for id in cascaded {
                 guard let row = try SyncMetadata.record(entity: id.entity.entityNumber, primaryKey: id.primaryKey, db),
                       !finalRemoved.contains(row.recordName) else { continue }
@@ -210,7 +234,6 @@ struct PageApplier {
             for id in cascaded {
                 try SyncMetadata.setPendingFields([:], entity: id.entity.entityNumber, primaryKey: id.primaryKey, db)
             }
-            for record in allRecords { for field in record.fields.values { clock.observe(field.stamp.time) } }
             try clock.save(db)
             for name in finalRemoved {
                 if let row = try SyncMetadata.record(named: name, db) {
@@ -221,12 +244,7 @@ struct PageApplier {
             }
             for name in unparkedNames { try db.execute(sql: "DELETE FROM ANIMBUSCLOUDPARKED WHERE ZRECORDNAME = ?", arguments: [name]) }
             for (record, waiting) in parkedList { try ParkedRecords.park(record, waitingFor: waiting, db) }
-            for name in conflictNames {
-                try db.execute(sql: """
-                    INSERT INTO ANIMBUSCLOUDCONFLICT (ZRECORDNAME, ZCOUNT, ZTIME) VALUES (?, 1, ?)
-                    ON CONFLICT (ZRECORDNAME) DO UPDATE SET ZCOUNT = ZCOUNT + 1, ZTIME = excluded.ZTIME
-                    """, arguments: [name, Date().timeIntervalSince1970])
-            }
+            for name in conflictNames { try Conflicts.record(name, db) }
             if let token { try SyncMetadata.setState(.zoneToken, token.rawValue, db) }
             _ = captureCursorCheck
         }

@@ -18,11 +18,15 @@ final class StoreMirror: Sendable {
     let exportContext: ManagedObjectContext
     let importContext: ManagedObjectContext
     let log: Logger
+    /// The conflict resolver set for an entity, if any.
+    let resolver: @Sendable (String) -> ConflictResolver?
 
     var zoneID: ZoneID { options.zoneID }
 
     init(store: PersistentStore, coordinator: PersistentStoreCoordinator, mirrored: MirroredModel, transport: any CloudTransport,
-         options: CloudContainerOptions, deviceID: String, importAuthor: String, log: Logger) {
+         options: CloudContainerOptions, deviceID: String, importAuthor: String, log: Logger,
+         resolver: @escaping @Sendable (String) -> ConflictResolver? = { _ in nil }) {
+        self.resolver = resolver
         self.store = store
         self.mirrored = mirrored
         self.transport = transport

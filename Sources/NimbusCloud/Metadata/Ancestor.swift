@@ -39,4 +39,11 @@ enum Ancestor {
         merged.modified = record.modified
         return merged
     }
+
+    /// Whether the server's record holds the edit stamped `stamp` for a property.
+    static func holds(_ record: Record, field property: String, stamp: HLCStamp) -> Bool {
+        if property == PendingFields.entityKey { return record.fields[MirroredModel.entityNameField]?.stamp == stamp }
+        return record.fields[MirroredModel.fieldName(property)]?.stamp == stamp
+            || record.fields[MirroredModel.assetFieldName(property)]?.stamp == stamp
+    }
 }

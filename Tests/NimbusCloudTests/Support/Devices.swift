@@ -37,14 +37,21 @@ final class Device: @unchecked Sendable {
     let container: CloudContainer
     let folder: TemporaryDirectory
 
-    init(server: SyncServer, token: String, model: ManagedObjectModel, name: String = "device") throws {
-        folder = try TemporaryDirectory()
+    /// The transport with faults on demand.
+    private(set) var transport: FaultyTransport!
+
+    init(server: SyncServer, token: String, model: ManagedObjectModel, name: String = "device", automatic: Bool = false,
+         folder: TemporaryDirectory? = nil) throws {
+        self.folder = try folder ?? TemporaryDirectory()
         container = CloudContainer(name: name, managedObjectModel: model)
-        container.automaticallySyncs = false
-        var cloud = PersistentStoreDescription(url: folder.url.appendingPathComponent("Cloud.sqlite"))
+        container.automaticallySyncs = automatic
+        let box = TransportBox()
+        container.makeTransport = { options in box.make(options) }
+        defer { transport = box.transport }
+        var cloud = PersistentStoreDescription(url: self.folder.url.appendingPathComponent("Cloud.sqlite"))
         cloud.configuration = "Cloud"
         cloud.cloudContainerOptions = CloudContainerOptions(serverURL: server.url, containerIdentifier: "app", token: token)
-        var local = PersistentStoreDescription(url: folder.url.appendingPathComponent("Local.sqlite"))
+        var local = PersistentStoreDescription(url: self.folder.url.appendingPathComponent("Local.sqlite"))
         local.configuration = "Local"
         container.persistentStoreDescriptions = [cloud, local]
         try container.loadPersistentStores()
@@ -88,5 +95,15 @@ final class Device: @unchecked Sendable {
         var request = FetchRequest<ManagedObject>(entityName: entity)
         request.predicate = try QueryPredicate(format: format, argumentArray: arguments)
         return try container.newBackgroundContext().fetch(request).first
+    }
+}
+
+/// Keeps the transport a container made, so that a test can inject faults into it.
+final class TransportBox: @unchecked Sendable {
+    var transport: FaultyTransport?
+    func make(_ options: CloudContainerOptions) -> any CloudTransport {
+        let transport = FaultyTransport(options: options)
+        self.transport = transport
+        return transport
     }
 }

@@ -72,10 +72,11 @@ final class SyncServer: @unchecked Sendable {
     }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        guard process.isRunning else { return }
+        process.terminate()
+        for _ in 0..<500 where process.isRunning { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     deinit { stop() }
