@@ -91,6 +91,8 @@ let package = Package(
         // A process that saves in a loop until killed, for the crash-durability test.
         .executableTarget(name: "DurabilityWorker", dependencies: ["Nimbus", "NimbusTesting"], path: "Tests/DurabilityWorker"),
         .testTarget(name: "NimbusCLITests", dependencies: ["nimbus"]),
+        // The sample app from the seeds, syncing through CloudContainer as an app would.
+        .executableTarget(name: "PostsSync", dependencies: ["Nimbus", "NimbusCloud"], path: "Examples/PostsSync"),
         .testTarget(
             name: "NimbusCloudTests",
             dependencies: ["NimbusCloud", "NimbusServer", "NimbusWire", "Nimbus", "NimbusTesting", "nimbus",

@@ -58,8 +58,22 @@ actor MirrorEngine {
 
     // MARK: Syncing
 
+    /// The sync running now; the next one waits for it (an actor lets calls interleave at
+    /// each `await`, and two syncs of one store must not).
+    private var running: Task<Summary, any Error>?
+
     /// Exports, imports and exports again until nothing is pending.
     func sync() async throws -> Summary {
+        let previous = running
+        let task = Task {
+            _ = try? await previous?.value
+            return try await self.syncSerially()
+        }
+        running = task
+        return try await task.value
+    }
+
+    private func syncSerially() async throws -> Summary {
         do {
             let summary = try await syncOnce()
             failures = 0
