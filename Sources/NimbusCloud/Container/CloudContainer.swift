@@ -173,6 +173,29 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
         return total
     }
 
+    /// Rebuilds every mirrored store from the cloud: empties the replica and imports the
+    /// zone again, with import events as progress.
+    /// - Parameter discardingPendingChanges: Whether changes not yet on the server may be
+    ///   lost; when false (the default) a store with pending changes is refused.
+    /// - Throws: ``CloudError`` with ``CloudError/Code-swift.struct/pendingChanges``, or any sync error.
+    @discardableResult
+    public func rebuildFromCloud(discardingPendingChanges: Bool = false) async throws -> SyncSummary {
+        var total = SyncSummary()
+        for engine in engines {
+            let summary = try await engine.rebuild(discardingPendingChanges: discardingPendingChanges)
+            total.imported += summary.imported
+            total.exported += summary.exported
+        }
+        return total
+    }
+
+    /// Erases all cloud content of every mirrored store: the server deletes each zone in one
+    /// step, this device's replica is emptied, and every other device removes its replica
+    /// when it next syncs (and reports it as deletions).
+    public func eraseCloudContent() async throws {
+        for engine in engines { try await engine.eraseCloudContent() }
+    }
+
     /// Creates each mirrored store's zone on the server now (otherwise the first sync does).
     public func initializeCloudSchema() async throws {
         for engine in engines { try await engine.setUp() }

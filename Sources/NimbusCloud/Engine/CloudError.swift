@@ -16,7 +16,7 @@ public struct CloudError: Error, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case network, server, notAuthenticated, permissionFailure, quotaExceeded, rateLimited
             case incompatibleServer, unmirrorableModel, zoneNotFound, changeTokenExpired, limitExceeded
-            case invalidConfiguration, storeNotMirrored, cancelled
+            case invalidConfiguration, storeNotMirrored, cancelled, pendingChanges
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -47,6 +47,8 @@ public struct CloudError: Error, Sendable, CustomStringConvertible {
         public static let invalidConfiguration = Code(.invalidConfiguration)
         /// The object or store is not mirrored.
         public static let storeNotMirrored = Code(.storeNotMirrored)
+        /// Changes made here are not on the server yet (a rebuild would lose them).
+        public static let pendingChanges = Code(.pendingChanges)
         /// The work was cancelled.
         public static let cancelled = Code(.cancelled)
 

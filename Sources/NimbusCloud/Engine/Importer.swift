@@ -43,6 +43,7 @@ struct Importer: Sendable {
                 }
                 continue
             }
+            if let epoch = ZoneEpoch.epoch(in: page.records) { outcome.deleted += try await adopt(epoch) }
             let stats = try await apply(page.records, deletions: page.deletions, token: page.changeToken, recordSeen: refetching)
             outcome.pages += 1
             outcome.applied += stats.applied
@@ -94,6 +95,23 @@ struct Importer: Sendable {
             }
         }
         throw CloudError(.server, "local saves kept changing the objects of an import page; it will be applied at the next sync")
+    }
+
+    /// A zone epoch arrived: when it is not this replica's and the replica held data the
+    /// server had confirmed, the zone was erased elsewhere, so the replica goes too.
+    private func adopt(_ epoch: String) async throws -> Int {
+        let (local, confirmed) = try mirror.store.readTransaction { db in
+            (String.fromDatabaseValue(try SyncMetadata.state(.zoneEpoch, db)),
+             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM ANIMBUSCLOUDRECORD WHERE ZCHANGETAG IS NOT NULL)") ?? false)
+        }
+        guard local != epoch else { return 0 }
+        var removed = 0
+        if local != nil || confirmed {
+            mirror.log.notice("the zone's content was erased on another device; removing this replica")
+            removed = try await ReplicaReset(mirror: mirror).wipe()
+        }
+        try mirror.store.writeTransaction { db in try SyncMetadata.setState(.zoneEpoch, epoch, db) }
+        return removed
     }
 
     /// After a full refetch: objects the server confirmed once and no longer has are removed.

@@ -73,6 +73,50 @@ actor MirrorEngine {
         return try await task.value
     }
 
+    /// Runs `work` after the sync or reset running now, and before the next.
+    private func serially<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let previous = running
+        let task = Task<T, any Error> {
+            _ = try? await previous?.value
+            return try await work()
+        }
+        running = Task { _ = try? await task.value; return Summary() }
+        return try await task.value
+    }
+
+    /// Empties the replica and imports the zone again (pending changes are refused unless
+    /// `discardingPendingChanges`).
+    func rebuild(discardingPendingChanges: Bool) async throws -> Summary {
+        try await serially {
+            try await self.setUp()
+            let pending = try self.mirror.store.writeTransaction { db in
+                try self.mirror.capture.capture(db)
+                return try SyncMetadata.pendingCount(db)
+            }
+            if pending > 0 && !discardingPendingChanges {
+                throw CloudError(.pendingChanges, "\(pending) change(s) of this store are not on the server yet; sync first, "
+                    + "or rebuild discarding them")
+            }
+            try await ReplicaReset(mirror: self.mirror).wipe()
+            return try await self.syncSerially()
+        }
+    }
+
+    /// Deletes the zone on the server (every record, in one step), starts a new epoch there
+    /// and empties this replica; other devices remove theirs when they next sync.
+    func eraseCloudContent() async throws {
+        try await serially {
+            try await self.setUp()
+            let epoch = UUID().uuidString
+            try await self.mirror.transport.deleteZone(self.mirror.zoneID)
+            try await self.mirror.transport.createZone(self.mirror.zoneID)
+            let request = ModifyRecordsRequest(saves: [ZoneEpoch.record(epoch, device: self.mirror.deviceID)], savePolicy: .allKeys)
+            _ = try await self.mirror.transport.modify(request, in: self.mirror.zoneID)
+            try await ReplicaReset(mirror: self.mirror).wipe()
+            try self.mirror.store.writeTransaction { db in try SyncMetadata.setState(.zoneEpoch, epoch, db) }
+        }
+    }
+
     private func syncSerially() async throws -> Summary {
         do {
             let summary = try await syncOnce()

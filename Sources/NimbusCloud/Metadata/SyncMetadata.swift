@@ -49,7 +49,7 @@ enum SyncMetadata {
     }
 
     enum StateKey: String {
-        case deviceID, clock, zoneToken, historyCursor, zoneReady, lastSync, lastError, refetching, seenDuringRefetch
+        case deviceID, clock, zoneToken, historyCursor, zoneReady, lastSync, lastError, refetching, seenDuringRefetch, zoneEpoch
     }
 
     // MARK: Records

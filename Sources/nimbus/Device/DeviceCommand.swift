@@ -9,7 +9,7 @@ struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
         abstract: "Make and sync devices: folders holding a mirrored store, its model and its sync metadata.",
-        subcommands: [Init.self, Sync.self, Status.self])
+        subcommands: [Init.self, Sync.self, Status.self, Rebuild.self, Erase.self])
 }
 
 extension DeviceCommand {
@@ -113,5 +113,48 @@ enum StatusJSON {
 
     static func serialize(_ value: [String: Any]) throws -> String {
         String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self)
+    }
+}
+
+extension DeviceCommand {
+    /// `nimbus device rebuild <dir>`.
+    struct Rebuild: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Empty the device's mirrored stores and import them again from the server.")
+
+        @Argument(help: "The device folder.") var directory: String
+        @Flag(help: "Rebuild even if changes made here are not on the server yet (they are lost).") var discardPending = false
+        @Flag(help: "Print the result as JSON.") var json = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let cloud = try DeviceFolder(path: directory).openContainer()
+                let events = cloud.events
+                let printer = Task {
+                    for await event in events where event.kind == .import && event.phase == .progress && !json {
+                        print("imported \(event.recordCount)")
+                    }
+                }
+                let summary = try await cloud.rebuildFromCloud(discardingPendingChanges: discardPending)
+                printer.cancel()
+                if json { print(try StatusJSON.serialize(["imported": summary.imported])) } else { print("rebuilt: imported \(summary.imported)") }
+            }
+        }
+    }
+
+    /// `nimbus device erase <dir>`.
+    struct Erase: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Erase all cloud content of the device's mirrored stores: the server deletes the zone, every device removes its replica.")
+
+        @Argument(help: "The device folder.") var directory: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let cloud = try DeviceFolder(path: directory).openContainer()
+                try await cloud.eraseCloudContent()
+                print("erased: the server's zone is empty; other devices remove their replicas at their next sync")
+            }
+        }
     }
 }
