@@ -30,7 +30,9 @@ struct Exporter: Sendable {
         var rounds = 0
         while true {
             rounds += 1
+            let started = ContinuousClock.now
             let plan = try await prepare(limit: 400)
+            let prepared = ContinuousClock.now
             if plan.isEmpty { break }
             for (checksum, data) in plan.assets {
                 let reference = try await mirror.transport.uploadAsset(data)
@@ -42,11 +44,14 @@ struct Exporter: Sendable {
             var pendingBatches = plan.batches(maximumItems: maximumItems, maximumBytes: ModifyRecordsRequest.maximumBodyBytes * 9 / 10)
             var failedThisRound = 0
             var settledThisRound = 0
+            var sending = Duration.zero, recording = Duration.zero
             while !pendingBatches.isEmpty {
                 let batch = pendingBatches.removeFirst()
                 let response: ModifyRecordsResponse
                 do {
+                    let sent = ContinuousClock.now
                     response = try await mirror.transport.modify(batch, in: mirror.zoneID)
+                    sending += ContinuousClock.now - sent
                 } catch let error as CloudError where error.code == .limitExceeded && batch.saves.count + batch.deletions.count > 1 {
                     // Halve and try again.
                     maximumItems = max(1, (batch.saves.count + batch.deletions.count) / 2)
@@ -58,7 +63,9 @@ struct Exporter: Sendable {
                     continue
                 }
                 outcome.sent += batch.saves.count + batch.deletions.count
+                let recordStarted = ContinuousClock.now
                 let recorded = try record(response, plan: plan)
+                recording += ContinuousClock.now - recordStarted
                 outcome.confirmed += recorded.confirmed
                 settledThisRound += recorded.settled + recorded.deletedOnServer.count
                 outcome.deletedOnServer += recorded.deletedOnServer
@@ -67,6 +74,7 @@ struct Exporter: Sendable {
                 progress(outcome.sent, outcome.sent + pendingBatches.reduce(0) { $0 + $1.saves.count + $1.deletions.count })
             }
             // Items that failed stay pending; don't spin on them within one run.
+            mirror.log.debug("export round: \(plan.count) items, prepared in \(prepared - started), sent in \(sending), recorded in \(recording)")
             if failedThisRound > 0 || settledThisRound == 0 { break }
         }
         return outcome
@@ -95,19 +103,19 @@ struct Exporter: Sendable {
         var newNames: [(ObjectKey, String)] = []
         var objects: [(PendingWork.Object, ManagedObject)] = []
         // Known names, then names for objects (and their to-one destinations) that have none.
-        let known = try mirror.store.readTransaction { db -> [ManagedObjectID: String] in
-            var known: [ManagedObjectID: String] = [:]
-            for object in work.objects { if let name = object.recordName { known[object.id] = name } }
-            return known
+        // A pending object without a name in the outbox read has none in the store either.
+        var unnamed = Set<ManagedObjectID>()
+        for object in work.objects {
+            if let name = object.recordName { names[object.id] = name } else { unnamed.insert(object.id) }
         }
-        names = known
         func name(for id: ManagedObjectID, object: ManagedObject?) throws -> String? {
             if let name = names[id] { return name }
-            if let row = try mirror.store.readTransaction({ db in try SyncMetadata.record(entity: id.entity.entityNumber, primaryKey: id.primaryKey, db) }) {
+            if !unnamed.contains(id),
+               let row = try mirror.store.readTransaction({ db in try SyncMetadata.record(entity: id.entity.entityNumber, primaryKey: id.primaryKey, db) }) {
                 names[id] = row.recordName
                 return row.recordName
             }
-            guard let object = try object ?? (try? context.existingObject(with: id)) else { return nil }
+            guard let object = try object ?? Self.existing(id, context) else { return nil }
             var values: [String: PropertyValue] = [:]
             for key in id.entity.rootEntity.uniquenessConstraints.first ?? [] { values[key] = object.primitiveValue(forKey: key) ?? .null }
             let name = RecordNames.uniqueName(entity: id.entity, values: values) ?? RecordNames.random()
@@ -115,8 +123,15 @@ struct Exporter: Sendable {
             newNames.append((ObjectKey(id), name))
             return name
         }
+        // The pending objects, one fetch per inheritance hierarchy.
+        var fetched: [ManagedObjectID: ManagedObject] = [:]
+        for (_, items) in Dictionary(grouping: work.objects, by: { $0.id.entity.rootEntityNumber }) {
+            var request = FetchRequest<ManagedObject>(entityName: items[0].id.entity.rootEntity.name)
+            request.predicate = try QueryPredicate(format: "SELF IN %@", argumentArray: [items.map(\.id)])
+            for object in try context.fetch(request) { fetched[object.objectID] = object }
+        }
         for pending in work.objects {
-            guard let object = try? context.existingObject(with: pending.id) else { continue }   // deleted: captured next round
+            guard let object = fetched[pending.id] else { continue }   // deleted: captured next round
             _ = try name(for: pending.id, object: object)
             for (property, _) in pending.fields {
                 if case .toOne? = mirror.mirrored.role(of: property, in: object.entity),
@@ -169,6 +184,11 @@ struct Exporter: Sendable {
             plan.items[deletion.name] = .deletion
         }
         return plan
+    }
+
+    /// The object of `id`, or `nil` when its row is gone (other read errors reach the caller).
+    static func existing(_ id: ManagedObjectID, _ context: ManagedObjectContext) throws -> ManagedObject? {
+        do { return try context.existingObject(with: id) } catch let error as NimbusError where error.code == .objectNotFound { return nil }
     }
 
     // MARK: Recording the answer

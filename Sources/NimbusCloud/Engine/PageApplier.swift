@@ -46,6 +46,24 @@ struct PageApplier {
         records += unparked.filter { parked in !incoming.contains { $0.recordName == parked.recordName } }
 
         let known = try load(records, deletions: deletions)
+        // Records whose every field this device already holds (its own exports coming back).
+        let current = Set(records.filter { record in
+            guard let ancestor = known.rows[record.recordName]?.ancestor else { return false }
+            return record.fields.allSatisfy { key, field in ancestor.fields[key].map { field.stamp <= $0.stamp } ?? false }
+        }.map(\.recordName))
+        records.removeAll { current.contains($0.recordName) }
+        let model = context.managedObjectModel
+        // Every object the page names, one fetch per inheritance hierarchy.
+        var loaded: [ManagedObjectID: ManagedObject] = [:]
+        let ids = known.rows.values.filter { !current.contains($0.recordName) }.map { mirror.store.objectID(for: model.entities[$0.entity - 1], primaryKey: $0.primaryKey) }
+        for (_, group) in Dictionary(grouping: ids, by: { $0.entity.rootEntityNumber }) {
+            var request = FetchRequest<ManagedObject>(entityName: group[0].entity.rootEntity.name)
+            request.predicate = try QueryPredicate(format: "SELF IN %@", argumentArray: [group])
+            for object in try context.fetch(request) { loaded[object.objectID] = object }
+        }
+        func existing(_ row: SyncMetadata.RecordRow) -> ManagedObject? {
+            loaded[mirror.store.objectID(for: model.entities[row.entity - 1], primaryKey: row.primaryKey)]
+        }
         var tombstones = known.tombstones.union(deletedNames)
 
         // Which records can be applied: every name they refer to is here, known, or gone.
@@ -71,7 +89,6 @@ struct PageApplier {
         var ancestors: [String: Record] = [:]
         var pendingUpdates: [ObjectKey: [String: HLCStamp]] = [:]
         var conflicted: [String] = []
-        let model = context.managedObjectModel
 
         // 1. Objects and their scalar fields.
         for record in objectRecords where candidates.contains(record.recordName) {
@@ -79,10 +96,9 @@ struct PageApplier {
             let object: ManagedObject
             var pending: [String: HLCStamp] = [:]
             if let row = known.rows[record.recordName] {
-                guard let existing = try? context.existingObject(with: mirror.store.objectID(for: model.entities[row.entity - 1], primaryKey: row.primaryKey)),
-                      !existing.isDeleted else { continue }   // deleted here; its deletion is on the way
-                object = existing
-                pending = known.pending[ObjectKey(existing.objectID)] ?? [:]
+                guard let found = existing(row), !found.isDeleted else { continue }   // deleted here; its deletion is on the way
+                object = found
+                pending = known.pending[ObjectKey(found.objectID)] ?? [:]
             } else if let twin = try uniqueTwin(of: record, entity: entity) {
                 object = twin
                 pending = try mirror.store.readTransaction { db in
@@ -150,7 +166,7 @@ struct PageApplier {
                     if inverse?.deleteRule == .cascade { context.delete(object) } else { object.setValue(nil, forKey: name) }
                     continue
                 }
-                let destination = try objects[target] ?? resolve(target, known: known)
+                let destination = objects[target] ?? known.rows[target].flatMap(existing)
                 object.setValue(destination, forKey: name)
             }
         }
@@ -160,8 +176,8 @@ struct PageApplier {
         for record in records where record.recordType == MirroredModel.linkRecordType {
             guard let link = LinkRecord(record) else { continue }
             if tombstones.contains(link.first) || tombstones.contains(link.second) { continue }
-            guard let first = try objects[link.first] ?? resolve(link.first, known: known),
-                  let second = try objects[link.second] ?? resolve(link.second, known: known) else {
+            guard let first = objects[link.first] ?? known.rows[link.first].flatMap(existing),
+                  let second = objects[link.second] ?? known.rows[link.second].flatMap(existing) else {
                 parked[record.recordName] = present.contains(link.first) ? link.second : link.first
                 continue
             }
@@ -179,8 +195,7 @@ struct PageApplier {
         for deletion in deletions {
             removedNames.insert(deletion.recordName)
             guard let row = known.rows[deletion.recordName] else { continue }
-            let id = mirror.store.objectID(for: model.entities[row.entity - 1], primaryKey: row.primaryKey)
-            if let object = try? context.existingObject(with: id) { context.delete(object); stats.deleted += 1 }
+            if let object = existing(row) { context.delete(object); stats.deleted += 1 }
         }
         tombstones.formUnion(removedNames)
 
@@ -304,12 +319,6 @@ struct PageApplier {
         }
         if let row = known { return model.entities[row.entity - 1] }
         return nil
-    }
-
-    private func resolve(_ name: String, known: Known) throws -> ManagedObject? {
-        guard let row = known.rows[name] else { return nil }
-        let id = mirror.store.objectID(for: context.managedObjectModel.entities[row.entity - 1], primaryKey: row.primaryKey)
-        return try? context.existingObject(with: id)
     }
 
     /// A local object with the same unique key as an incoming record of an entity with a
