@@ -18,7 +18,7 @@ extension NimbusCommand {
         @Option(help: "The address to bind.")
         var host: String = "127.0.0.1"
 
-        @Option(name: .customLong("rate-limit"), help: "Requests per second allowed per token.")
+        @Option(name: .customLong("rate-limit"), help: "Requests per second allowed per token; 0 means unlimited.")
         var rateLimit: Double = 200
 
         @Option(name: .customLong("rate-burst"), help: "Requests a token may make in a burst.")

@@ -16,6 +16,8 @@ import ServiceLifecycle
 public struct NimbusServerApp: Sendable {
     package let services: ServerServices
     private let application: Application<RouterResponder<NimbusRequestContext>>
+    /// The data directory's lock (SQLite only), released when ``run()`` returns.
+    private let lock: DataDirectoryLock?
 
     /// Builds a server.
     /// - Parameters:
@@ -23,15 +25,27 @@ public struct NimbusServerApp: Sendable {
     ///   - clock: The clock; the system clock by default.
     ///   - logger: The logger; one labelled `nimbus` by default.
     ///   - onServerRunning: Called with the bound port once the server accepts connections.
-    /// - Throws: When the data folder or the storage cannot be opened.
+    /// - Throws: ``ServerConfiguration/InvalidError`` for settings that cannot work;
+    ///   `DataDirectoryLock.LockedError` when another server uses the SQLite data folder;
+    ///   errors opening the data folder or the storage.
     public static func make(
         configuration: ServerConfiguration,
         clock: ServerClock = .system,
         logger: Logger = Logger(label: "nimbus"),
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> NimbusServerApp {
+        try configuration.validate()
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        let backend = try StorageFactory.make(configuration: configuration, logger: logger)
+        // With SQLite, push is delivered in-process: a second server on the same file would
+        // miss the first one's changes. PostgreSQL servers share push and may share the folder.
+        let lock = configuration.postgresURL == nil ? try DataDirectoryLock(directory: configuration.dataDirectory) : nil
+        let backend: StorageFactory.Backend
+        do {
+            backend = try StorageFactory.make(configuration: configuration, logger: logger)
+        } catch {
+            lock?.release()
+            throw error
+        }
         let metrics = ServerMetrics()
         let services = ServerServices(
             configuration: configuration, storage: backend.storage, clock: clock, metrics: metrics,
@@ -68,17 +82,19 @@ public struct NimbusServerApp: Sendable {
         application.beforeServerStarts {
             try await backend.storage.migrate()
         }
-        return NimbusServerApp(services: services, application: application)
+        return NimbusServerApp(services: services, application: application, lock: lock)
     }
 
     /// Runs until SIGTERM or SIGINT, then stops accepting connections, finishes in-flight
     /// requests, closes push sockets and the storage.
     public func run() async throws {
+        defer { lock?.release() }
         try await application.runService()
     }
 
     /// Runs until the calling task is cancelled or a graceful shutdown is triggered (tests).
     public func runWithoutSignals() async throws {
+        defer { lock?.release() }
         try await application.run()
     }
 

@@ -39,6 +39,18 @@ public struct ServerConfiguration: Sendable {
     /// configuration.postgresHeartbeatInterval = .seconds(5)   // a stuck listener is replaced within ~15 s
     /// ```
     public var postgresHeartbeatInterval: Duration
+    /// How far ahead of the server's clock a field's HLC stamp may be; saves and deletions
+    /// stamped later are refused with `invalidArguments`, so that a device with a wrong clock
+    /// cannot make its edits win forever. 10 minutes by default.
+    ///
+    /// For example:
+    /// ```swift
+    /// configuration.maximumClockSkew = .seconds(60)
+    /// ```
+    public var maximumClockSkew: Duration
+    /// How often an open push socket checks again that its token is still valid; a socket
+    /// whose token was revoked or expired is closed. 30 seconds by default.
+    public var pushAuthenticationInterval: Duration
 
     /// Creates a configuration with the defaults.
     /// - Parameters:
@@ -57,5 +69,7 @@ public struct ServerConfiguration: Sendable {
         self.maximumAssetBytes = 1 << 30
         self.maintenanceIntervalSeconds = 300
         self.postgresHeartbeatInterval = .seconds(2)
+        self.maximumClockSkew = .seconds(600)
+        self.pushAuthenticationInterval = .seconds(30)
     }
 }
