@@ -6,9 +6,24 @@ import NimbusWire
 
 /// Content-addressed asset files under `<data-dir>/assets/<first two hex>/<sha256>`.
 ///
-/// Uploads stream to a temporary file while hashing, then move into place under their
-/// checksum, so identical content is stored once and no upload is held whole in memory.
+/// Uploads stream to a temporary file while hashing (``receive(_:maximumBytes:expectedChecksum:)``);
+/// the route then charges the bytes to the uploader and only then moves the file into place
+/// under its checksum (``keep(_:)``), or deletes it (``discard(_:)``). Identical content is
+/// stored once and no upload is held whole in memory.
+///
+/// For example:
+/// ```swift
+/// let received = try await assets.receive(request.body, maximumBytes: 1 << 30, expectedChecksum: nil)
+/// do { try await charge(received.reference); try assets.keep(received) } catch { assets.discard(received); throw error }
+/// ```
 package final class AssetStore: Sendable {
+    /// An upload hashed and written to a temporary file, not yet in place.
+    package struct ReceivedAsset: Sendable {
+        /// The checksum and size of the bytes received.
+        package var reference: AssetReference
+        fileprivate var temporaryPath: String
+    }
+
     package let root: String
     private let lock = NIOLock()
 
@@ -27,14 +42,20 @@ package final class AssetStore: Sendable {
         FileManager.default.fileExists(atPath: path(for: checksum))
     }
 
-    /// Streams a body to disk, hashing as it goes.
+    /// The size of an asset's file, or `nil` when it is not stored.
+    package func size(of checksum: String) -> Int64? {
+        (try? FileManager.default.attributesOfItem(atPath: path(for: checksum))[.size] as? NSNumber)?.int64Value
+    }
+
+    /// Streams a body to a temporary file, hashing as it goes.
     /// - Parameters:
     ///   - body: The request body.
-    ///   - maximumBytes: The largest accepted asset.
+    ///   - maximumBytes: The largest accepted asset; the upload stops as soon as it is passed.
     ///   - expectedChecksum: The checksum the client claims, checked when given.
-    /// - Returns: The stored asset's reference.
-    /// - Throws: `limitExceeded` for a larger body; `invalidArguments` when the checksum differs.
-    package func store(_ body: RequestBody, maximumBytes: Int64, expectedChecksum: String?) async throws -> AssetReference {
+    /// - Returns: The received asset, to ``keep(_:)`` or ``discard(_:)``.
+    /// - Throws: `limitExceeded` for a larger body; `invalidArguments` for an empty body or
+    ///   when the checksum differs. Nothing is kept on failure.
+    package func receive(_ body: RequestBody, maximumBytes: Int64, expectedChecksum: String?) async throws -> ReceivedAsset {
         let temporary = "\(root)/tmp/\(UUID().uuidString)"
         guard FileManager.default.createFile(atPath: temporary, contents: nil),
             let handle = FileHandle(forWritingAtPath: temporary)
@@ -51,6 +72,9 @@ package final class AssetStore: Sendable {
                 buffer.withUnsafeReadableBytes { bytes in hasher.update(bufferPointer: bytes) }
                 try handle.write(contentsOf: Data(buffer: buffer))
             }
+            if size == 0 {
+                throw WireError(.invalidArguments, "The upload has no bytes; send the asset's content as the request body.")
+            }
             try handle.synchronize()
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
@@ -61,16 +85,26 @@ package final class AssetStore: Sendable {
             try? FileManager.default.removeItem(atPath: temporary)
             throw WireError(.invalidArguments, "The uploaded bytes hash to \(checksum), not \(expectedChecksum).")
         }
+        return ReceivedAsset(reference: AssetReference(checksum: checksum, size: size), temporaryPath: temporary)
+    }
+
+    /// Moves a received asset into place (or drops it when identical content is stored).
+    package func keep(_ received: ReceivedAsset) throws {
+        let checksum = received.reference.checksum
         try lock.withLock {
             let destination = path(for: checksum)
             try FileManager.default.createDirectory(atPath: "\(root)/\(checksum.prefix(2))", withIntermediateDirectories: true)
             if FileManager.default.fileExists(atPath: destination) {
-                try FileManager.default.removeItem(atPath: temporary)
+                try FileManager.default.removeItem(atPath: received.temporaryPath)
             } else {
-                try FileManager.default.moveItem(atPath: temporary, toPath: destination)
+                try FileManager.default.moveItem(atPath: received.temporaryPath, toPath: destination)
             }
         }
-        return AssetReference(checksum: checksum, size: size)
+    }
+
+    /// Deletes a received asset's temporary file.
+    package func discard(_ received: ReceivedAsset) {
+        try? FileManager.default.removeItem(atPath: received.temporaryPath)
     }
 
     /// Deletes the files of assets nothing refers to any more.

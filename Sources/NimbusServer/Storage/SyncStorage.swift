@@ -180,8 +180,11 @@ package protocol SyncStorage: ShareStorage {
     func purgeTombstones(olderThan cutoff: Int64) async throws -> Int
 
     // MARK: Assets
-    /// Records that `userID` uploaded an asset to a container; charges its bytes once.
-    func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64) async throws
+    /// Records that `userID` uploaded an asset to a container; charges its bytes once, in the
+    /// same transaction that checks them against the user's quota (`defaultQuotaBytes` when
+    /// the account has none), so concurrent or chunked uploads cannot pass it together.
+    /// - Throws: `quotaExceeded`, and nothing is recorded.
+    func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64, defaultQuotaBytes: Int64) async throws
     /// Whether a user may download an asset: they uploaded it, or a record they can read refers to it.
     func mayReadAsset(container: String, checksum: String, userID: Int64) async throws -> Bool
     /// Assets no record refers to, uploaded before `cutoff`; their rows are removed and the
