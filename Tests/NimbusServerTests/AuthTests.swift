@@ -24,6 +24,17 @@ struct AuthTests {
         #expect(try await alice.send(.GET, alice.databasePath + "/zones").status == 200)
     }
 
+    @Test("the Bearer scheme is accepted in any case", arguments: ["bearer", "BEARER", "bEaReR"])
+    func schemeCaseInsensitive(_ scheme: String) async throws {
+        let server = try await TestServer.start(.sqlite)
+        defer { Task { await server.stop() } }
+        var alice = try await server.user("alice")
+        let token = try #require(alice.token)
+        alice.token = nil
+        let reply = try await alice.send(.GET, alice.databasePath + "/zones", headers: [("Authorization", "\(scheme)  \(token)")])
+        #expect(reply.status == 200, "\(reply.text)")
+    }
+
     @Test("tokens are stored only as SHA-256 digests")
     func hashedAtRest() async throws {
         let server = try await TestServer.start(.sqlite)

@@ -39,6 +39,9 @@ struct ChangeRoutes {
             let limit = try pageSize(body.limit, default: 500, maximum: 2000)
             let afterSeq = try body.since.map { token throws(WireError) in try ChangeTokenCodec.decodeDatabase(token) } ?? 0
             let page = try await services.storage.databaseChanges(database, afterSeq: afterSeq, limit: limit)
+            guard afterSeq <= page.currentSeq else {
+                throw WireError(.changeTokenExpired, "The change token is ahead of this server's database (was it restored from a backup?). Refetch the database's zones from the start.")
+            }
             guard body.since == nil || afterSeq >= page.purgedSeq else {
                 throw WireError(.changeTokenExpired, "The change token is older than the server's tombstone horizon. Refetch the database's zones from the start.")
             }

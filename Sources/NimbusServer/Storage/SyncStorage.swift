@@ -123,6 +123,9 @@ package struct DatabaseChangesPage: Sendable {
     /// The database's tombstone horizon: zone tombstones at or before this position were
     /// purged, so a token older than it cannot be answered (`changeTokenExpired`).
     package var purgedSeq: Int64 = 0
+    /// The database's current position: a token beyond it was not issued by this database
+    /// as it is now (a restored backup, a forged token) and gets `changeTokenExpired`.
+    package var currentSeq: Int64 = 0
 }
 
 /// What the server stores, behind one protocol so that SQLite and PostgreSQL pass the same
