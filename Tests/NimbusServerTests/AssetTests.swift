@@ -4,14 +4,13 @@ import Foundation
 import NimbusWire
 import Testing
 
-@Suite("Assets")
+@Suite("Assets", .stopsServers)
 struct AssetTests {
     static func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
 
     @Test("an upload is stored under its SHA-256 and downloads whole or by range", arguments: Backend.available)
     func uploadAndDownload(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let upload = try await alice.send(.PUT, "/v1/containers/app/assets", body: bytes)
@@ -40,7 +39,6 @@ struct AssetTests {
     @Test("an upload with no bytes is refused and charges nothing", arguments: ["/v1/containers/app/assets", "/v1/containers/app/assets/e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"])
     func emptyUpload(_ path: String) async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let reply = try await alice.send(.PUT, path)
         #expect(reply.status == 400, "\(reply.text)")
@@ -53,7 +51,6 @@ struct AssetTests {
     @Test("the quota binds where bytes are charged: a chunked upload without Content-Length cannot pass it", arguments: Backend.available)
     func chunkedUploadQuota(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice", quotaBytes: 10)
         let payload = String(repeating: "x", count: 20)
         let request = [
@@ -70,7 +67,6 @@ struct AssetTests {
     @Test("concurrent uploads that each fit but not together: one is charged, the other gets quotaExceeded", arguments: Backend.available)
     func concurrentUploadQuota(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice", quotaBytes: 10)
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for content in ["aaaaaaaa", "bbbbbbbb"] {
@@ -85,7 +81,6 @@ struct AssetTests {
     @Test("a record may not refer to an asset with a size other than the stored one", arguments: Backend.available)
     func wrongAssetSize(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         let asset = try await alice.send(.PUT, "/v1/containers/app/assets", body: Data("five!".utf8)).decode(AssetUploadResponse.self).asset
@@ -102,7 +97,6 @@ struct AssetTests {
     @Test("only the uploader and readers of a referring record may download; others cannot refer to it")
     func permissions() async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bob = try await server.user("bob")
         let asset = try await alice.send(.PUT, "/v1/containers/app/assets", body: Data("private photo".utf8)).decode(AssetUploadResponse.self).asset
@@ -123,7 +117,6 @@ struct AssetTests {
     func collection() async throws {
         let clock = ManualClock(start: 1_700_000_000_000)
         let server = try await TestServer.start(.sqlite, clock: clock.clock) { $0.assetGraceSeconds = 60 }
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         let kept = try await alice.send(.PUT, "/v1/containers/app/assets", body: Data("kept".utf8)).decode(AssetUploadResponse.self).asset

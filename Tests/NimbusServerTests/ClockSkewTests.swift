@@ -3,7 +3,7 @@ import Foundation
 import NimbusWire
 import Testing
 
-@Suite("HLC stamps from the future are refused")
+@Suite("HLC stamps from the future are refused", .stopsServers)
 struct ClockSkewTests {
     static let start: Int64 = 1_700_000_000_000
 
@@ -14,7 +14,6 @@ struct ClockSkewTests {
     func futureSave(_ backend: Backend) async throws {
         let clock = ManualClock(start: Self.start)
         let server = try await TestServer.start(backend, clock: clock.clock)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         let far = try await alice.modify("z", ModifyRecordsRequest(saves: [
@@ -34,7 +33,6 @@ struct ClockSkewTests {
     func futureDeletion() async throws {
         let clock = ManualClock(start: Self.start)
         let server = try await TestServer.start(.sqlite, clock: clock.clock)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         try await alice.save("z", [Make.record("r", ["t": .string("x")], time: Self.hlc(after: 0))])
@@ -47,7 +45,6 @@ struct ClockSkewTests {
     func configurable() async throws {
         let clock = ManualClock(start: Self.start)
         let server = try await TestServer.start(.sqlite, clock: clock.clock) { $0.maximumClockSkew = .seconds(3600) }
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         try await alice.save("z", [Make.record("r", ["t": .string("x")], time: Self.hlc(after: 11 * 60_000))])

@@ -3,7 +3,7 @@ import Foundation
 import NimbusWire
 import Testing
 
-@Suite("One server per SQLite data directory")
+@Suite("One server per SQLite data directory", .stopsServers)
 struct DataDirectoryLockTests {
     @Test("a second server on the same SQLite data directory is refused until the first stops")
     func inProcess() async throws {

@@ -3,12 +3,11 @@ import Foundation
 import NimbusWire
 import Testing
 
-@Suite("Database change tokens beyond the server's position")
+@Suite("Database change tokens beyond the server's position", .stopsServers)
 struct DatabaseTokenTests {
     @Test("a database token past the current position (a restored backup, a forged token) gets changeTokenExpired", arguments: Backend.available)
     func futureToken(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("a")
         let current = try await alice.databaseChanges()

@@ -3,7 +3,7 @@ import Foundation
 import NimbusWire
 import Testing
 
-@Suite("Unicode-equivalent names address the same zone and record (NFC)")
+@Suite("Unicode-equivalent names address the same zone and record (NFC)", .stopsServers)
 struct NameNormalizationTests {
     static let composedCafe = "caf\u{E9}"          // é as one scalar
     static let decomposedCafe = "cafe\u{301}"       // e + combining acute
@@ -13,7 +13,6 @@ struct NameNormalizationTests {
     @Test("a record saved under a decomposed name is found by its composed name, in either form of the zone", arguments: Backend.available)
     func sameRecord(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone(Self.composedZone)
         #expect(try await alice.createZone(Self.decomposedZone).zoneID.zoneName.unicodeScalars.elementsEqual(Self.composedZone.unicodeScalars))
@@ -33,7 +32,6 @@ struct NameNormalizationTests {
     @Test("the two forms of one name in one batch are a duplicate")
     func duplicateInBatch() async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         let reply = try await alice.modify("z", ModifyRecordsRequest(saves: [Make.record(Self.composedCafe, [:]), Make.record(Self.decomposedCafe, [:])]))

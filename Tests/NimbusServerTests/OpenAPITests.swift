@@ -5,7 +5,7 @@ import Testing
 
 /// Checks `openapi.yaml` against the running server: the same routes, and every status the
 /// server answers is one the document declares for that operation.
-@Suite("OpenAPI document")
+@Suite("OpenAPI document", .stopsServers)
 struct OpenAPITests {
     /// Operations of the document: "METHOD /path" → declared status codes.
     static func documentedOperations() throws -> [String: Set<Int>] {
@@ -93,7 +93,6 @@ struct OpenAPITests {
     func statusesMatch() async throws {
         let operations = try Self.documentedOperations()
         let server = try await TestServer.start(.sqlite) { $0.rateLimitBurst = 10_000 }
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         var anonymous = alice
         anonymous.token = nil

@@ -3,7 +3,7 @@ import Foundation
 import NimbusWire
 import Testing
 
-@Suite("Push: refused upgrades and tokens that stop being valid")
+@Suite("Push: refused upgrades and tokens that stop being valid", .stopsServers)
 struct PushAuthTests {
     static let path = "/v1/containers/app/databases/private/push"
 
@@ -12,7 +12,6 @@ struct PushAuthTests {
     ])
     func refusedUpgrade(_ authorization: String?) async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let reply = try await RawHTTP.exchange(port: server.port, RawHTTP.upgradeRequest(path: Self.path, authorization: authorization))
         #expect(reply.status == 401, "\(String(decoding: reply.body, as: UTF8.self))")
         #expect(reply.headers["content-type"]?.hasPrefix("application/json") == true)
@@ -22,7 +21,6 @@ struct PushAuthTests {
     @Test("an upgrade with a valid token but a bad database answers 400 JSON; a good one switches protocols")
     func otherRefusals() async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bad = try await RawHTTP.exchange(
             port: server.port, RawHTTP.upgradeRequest(path: "/v1/containers/app/databases/secret/push", authorization: "Bearer \(alice.token!)"))
@@ -35,7 +33,6 @@ struct PushAuthTests {
     @Test("a revoked token's push socket is closed and hears no later change")
     func revokedTokenLosesSocket() async throws {
         let server = try await TestServer.start(.sqlite) { $0.pushAuthenticationInterval = .milliseconds(100) }
-        defer { Task { await server.stop() } }
         let phone = try await server.user("alice", device: "phone")
         let laptop = try await server.user("alice", device: "laptop")
         try await phone.createZone("notes")
@@ -54,7 +51,6 @@ struct PushAuthTests {
     func expiredTokenLosesSocket() async throws {
         let clock = ManualClock(start: 1_700_000_000_000)
         let server = try await TestServer.start(.sqlite, clock: clock.clock) { $0.pushAuthenticationInterval = .milliseconds(100) }
-        defer { Task { await server.stop() } }
         let admin = AccountAdmin(storage: server.storage, clock: clock.clock)
         _ = try await admin.addUser(name: "alice")
         let token = try await admin.createToken(userName: "alice", device: "phone", expiresInSeconds: 60)
