@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Hummingbird
+import NIOHTTP1
 import NimbusWire
 import PostgresNIO
 
@@ -21,6 +22,11 @@ package enum ErrorClassifier {
 
     /// The response of a known library failure, or `nil` for an unknown one.
     package static func classify(_ error: any Error) -> StatusError? {
+        if let parser = error as? HTTPParserError {
+            // The request body was cut short: the client hung up (or sent less than it said).
+            if parser == .invalidEOFState || parser == .closedConnection { return clientGone(error) }
+            return StatusError(WireError(.invalidArguments, "The request is not valid HTTP/1.1 (\(parser))."), status: .badRequest, underlying: error)
+        }
         if isDiskFull(error) {
             return StatusError(
                 WireError(.serviceUnavailable, "The server's disk is full; retry later.", retryAfter: 60),
