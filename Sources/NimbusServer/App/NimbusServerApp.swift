@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -72,7 +73,7 @@ public struct NimbusServerApp: Sendable {
 
         var application = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
+            server: Self.guardedServer(webSocketRouter: webSocketRouter, configuration: configuration),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "nimbus"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
@@ -83,6 +84,18 @@ public struct NimbusServerApp: Sendable {
             try await backend.storage.migrate()
         }
         return NimbusServerApp(services: services, application: application, lock: lock)
+    }
+
+    /// HTTP/1 with the push upgrade (as `.http1WebSocketUpgrade(webSocketRouter:)`), each
+    /// connection behind the idle timeout and the per-address connection cap.
+    private static func guardedServer(webSocketRouter: Router<NimbusRequestContext>, configuration: ServerConfiguration) -> HTTPServerBuilder {
+        let limiter = ConnectionLimiter(maximumPerAddress: configuration.maximumConnectionsPerAddress)
+        let webSocketResponder = webSocketRouter.buildResponder()
+        return HTTPServerBuilder { responder in
+            GuardedChildChannel(
+                inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: .init()),
+                limiter: limiter, idleTimeout: configuration.idleTimeout)
+        }
     }
 
     /// Runs until SIGTERM or SIGINT, then stops accepting connections, finishes in-flight

@@ -40,6 +40,12 @@ extension ServerConfiguration {
         guard pushAuthenticationInterval > .zero else {
             throw InvalidError(message: "The push authentication interval must be positive.")
         }
+        guard idleTimeout > .zero else {
+            throw InvalidError(message: "The idle timeout must be positive.")
+        }
+        guard maximumConnectionsPerAddress >= 1 else {
+            throw InvalidError(message: "The connection cap per address must be at least 1.")
+        }
         guard port >= 0, port <= 65_535 else {
             throw InvalidError(message: "The port \(port) is not between 0 and 65535.")
         }

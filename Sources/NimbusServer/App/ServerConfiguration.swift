@@ -51,6 +51,18 @@ public struct ServerConfiguration: Sendable {
     /// How often an open push socket checks again that its token is still valid; a socket
     /// whose token was revoked or expired is closed. 30 seconds by default.
     public var pushAuthenticationInterval: Duration
+    /// How long a connection may stay without a byte read or written before it is closed,
+    /// including one that never sends a request. 60 seconds by default; push sockets are
+    /// pinged every 30 s and stay open.
+    public var idleTimeout: Duration
+    /// The most connections one IP address may hold open; later ones are closed at once.
+    /// 1024 by default.
+    ///
+    /// For example:
+    /// ```swift
+    /// configuration.maximumConnectionsPerAddress = 64
+    /// ```
+    public var maximumConnectionsPerAddress: Int
 
     /// Creates a configuration with the defaults.
     /// - Parameters:
@@ -71,5 +83,7 @@ public struct ServerConfiguration: Sendable {
         self.postgresHeartbeatInterval = .seconds(2)
         self.maximumClockSkew = .seconds(600)
         self.pushAuthenticationInterval = .seconds(30)
+        self.idleTimeout = .seconds(60)
+        self.maximumConnectionsPerAddress = 1024
     }
 }
