@@ -9,10 +9,12 @@ import NimbusWire
 /// that hummingbird-websocket writes for every refusal.
 ///
 /// The upgrade handler still holds the connection when the route refuses, so the response
-/// is written on the channel in its HTTP/1 form, then the output is closed; Hummingbird's
-/// own empty response that follows finds the output closed and is dropped.
+/// is written on the channel in its HTTP/1 form, with `Connection: close`. Hummingbird then
+/// writes its own empty 400 and closes the connection; a client has stopped reading after
+/// the first response by then. (Half-closing the output first would drop that 400, but
+/// makes hummingbird-websocket log an error for every refused upgrade.)
 enum PushRefusal {
-    /// Writes the error response for `error` and half-closes the connection.
+    /// Writes the error response for `error`.
     static func answer(_ error: any Error, request: Request, context: NimbusRequestContext) async {
         let failure = ErrorMiddleware.responseError(for: error, context: context, request: request)
         if let level = failure.logLevel {
@@ -27,7 +29,5 @@ enum PushRefusal {
         channel.write(HTTPServerResponsePart.head(head), promise: nil)
         channel.write(HTTPServerResponsePart.body(.byteBuffer(body)), promise: nil)
         try? await channel.writeAndFlush(HTTPServerResponsePart.end(nil)).get()
-        try? await channel.close(mode: .output).get()
     }
-
 }

@@ -72,6 +72,8 @@ enum RawHTTP {
                     guard try readMore() else { break }
                     body.append(received[before...])
                 }
+                // Anything after the declared body (a second response) is not this one's.
+                if let length, body.count > length { body = Data(body.prefix(length)) }
             }
             return Response(status: status, headers: headers, body: body)
         }()
