@@ -46,6 +46,9 @@ extension ServerConfiguration {
         guard maximumConnectionsPerAddress >= 1 else {
             throw InvalidError(message: "The connection cap per address must be at least 1.")
         }
+        guard maximumChangePageBytes >= 1 else {
+            throw InvalidError(message: "The change page size in bytes must be positive.")
+        }
         guard port >= 0, port <= 65_535 else {
             throw InvalidError(message: "The port \(port) is not between 0 and 65535.")
         }

@@ -63,6 +63,9 @@ public struct ServerConfiguration: Sendable {
     /// configuration.maximumConnectionsPerAddress = 64
     /// ```
     public var maximumConnectionsPerAddress: Int
+    /// The record bytes a page of zone changes holds at most (the first record always fits,
+    /// so a page may be up to one record, 1 MB, larger). 8 MB by default.
+    public var maximumChangePageBytes: Int64
 
     /// Creates a configuration with the defaults.
     /// - Parameters:
@@ -85,5 +88,6 @@ public struct ServerConfiguration: Sendable {
         self.pushAuthenticationInterval = .seconds(30)
         self.idleTimeout = .seconds(60)
         self.maximumConnectionsPerAddress = 1024
+        self.maximumChangePageBytes = 8 << 20
     }
 }

@@ -17,7 +17,8 @@ struct ChangeRoutes {
                 afterSeq = decoded.seq
                 expectedZone = decoded.zoneRowID
             }
-            let page = try await services.storage.zoneChanges(key, afterSeq: afterSeq, limit: limit)
+            let page = try await services.storage.zoneChanges(
+                key, afterSeq: afterSeq, limit: limit, maximumBytes: services.configuration.maximumChangePageBytes)
             if let expectedZone {
                 guard expectedZone == page.zone.rowID, afterSeq <= page.zone.seq else {
                     throw WireError(.changeTokenExpired, "The change token belongs to an earlier incarnation of zone '\(key.zoneName)'. Refetch the zone from the start.")
