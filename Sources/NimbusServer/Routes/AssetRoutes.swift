@@ -18,7 +18,7 @@ struct AssetRoutes {
                 throw WireError(.permissionFailure, "No record this user can read refers to asset \(checksum), and the user did not upload it.")
             }
             let path = services.assets.path(for: checksum)
-            guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value else {
+            guard let size = try await services.assets.size(of: checksum) else {
                 throw WireError(.unknownItem, "The asset \(checksum) is not stored on this server.")
             }
             var headers: HTTPFields = [.contentType: "application/octet-stream", .acceptRanges: "bytes"]
@@ -62,9 +62,9 @@ struct AssetRoutes {
             try await services.storage.recordAssetUpload(
                 container: container, checksum: asset.checksum, size: asset.size, userID: principal.userID,
                 now: services.clock.now(), defaultQuotaBytes: services.configuration.defaultQuotaBytes)
-            try services.assets.keep(received)
+            try await services.assets.keep(received)
         } catch {
-            services.assets.discard(received)
+            await services.assets.discard(received)
             throw error
         }
         return try JSONResponse.make(AssetUploadResponse(asset: asset), status: .created)

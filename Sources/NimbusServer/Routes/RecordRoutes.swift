@@ -72,7 +72,7 @@ struct RecordRoutes {
                 missing.append(ItemError(name: checksum, code: .unknownItem, message: "Upload the asset \(checksum) before referring to it."))
                 continue
             }
-            guard let stored = services.assets.size(of: checksum) else {
+            guard let stored = try await services.assets.size(of: checksum) else {
                 missing.append(ItemError(name: checksum, code: .unknownItem, message: "The asset \(checksum) is not stored on this server; upload it again."))
                 continue
             }
