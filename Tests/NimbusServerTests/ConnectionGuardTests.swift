@@ -24,14 +24,14 @@ struct ConnectionGuardTests {
         let server = try await TestServer.start(.sqlite) { $0.idleTimeout = .milliseconds(300) }
         let idle = try RawHTTP.connect(port: server.port)
         defer { close(idle) }
-        #expect(await Self.closedByServer(idle, within: .seconds(5)))
+        #expect(await Self.closedByServer(idle, within: .seconds(20)))
         // A keep-alive connection that answered a request is closed once it goes quiet too.
         let used = try RawHTTP.connect(port: server.port)
         defer { close(used) }
         try RawHTTP.send(used, Data("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
         var buffer = [UInt8](repeating: 0, count: 4096)
         #expect(read(used, &buffer, buffer.count) > 0)
-        #expect(await Self.closedByServer(used, within: .seconds(5)))
+        #expect(await Self.closedByServer(used, within: .seconds(20)))
     }
 
     @Test("connections beyond the per-address cap are closed at once; a freed slot is usable again")
@@ -47,7 +47,7 @@ struct ConnectionGuardTests {
         #expect(read(first, &buffer, buffer.count) > 0)
         for _ in 0..<20 {
             let extra = try RawHTTP.connect(port: server.port)
-            #expect(await Self.closedByServer(extra, within: .seconds(5)))
+            #expect(await Self.closedByServer(extra, within: .seconds(20)))
             close(extra)
         }
         close(held.removeLast())

@@ -59,8 +59,9 @@ struct PushRoutes {
                 logger.info("push socket closed: its token is no longer valid", metadata: ["reason": "\(error.message)"])
                 try? await outbound.close(.policyViolation, reason: "notAuthenticated")
                 return
-            } catch let error as WireError where error.code == .serviceUnavailable {
-                continue  // The storage is down: keep the socket, check again later.
+            } catch {
+                // The storage could not answer (an outage): keep the socket, check again later.
+                logger.debug("push token check failed", metadata: ["error": "\(String(reflecting: error))"])
             }
         }
     }
