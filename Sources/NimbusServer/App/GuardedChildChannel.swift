@@ -7,16 +7,18 @@ import NIOCore
 /// Wraps the server's child channel (HTTP/1 with the WebSocket upgrade) with the two guards
 /// Hummingbird does not offer before the first request arrives:
 ///
-/// - an **idle timeout**: a connection with no byte read or written for
-///   ``ServerConfiguration/idleTimeout`` is closed, including one that never sends a request
-///   (push sockets stay open: the server pings them every 30 s);
+/// - a **first-byte timeout**: a connection that sends nothing for
+///   ``ServerConfiguration/idleTimeout`` is closed. Once bytes arrive, Hummingbird's own idle
+///   timeout (set to the same value) takes over: it closes a keep-alive connection idle
+///   between requests, never one whose request is still being answered; push sockets are
+///   pinged every 30 s by the WebSocket handler;
 /// - a **per-address connection cap**: the connections beyond
 ///   ``ServerConfiguration/maximumConnectionsPerAddress`` from one IP address are closed at once.
 ///
 /// For example:
 /// ```swift
 /// let server = HTTPServerBuilder { responder in
-///     GuardedChildChannel(inner: try inner.buildChildChannel(responder), limiter: limiter, idleTimeout: .seconds(60))
+///     GuardedChildChannel(inner: HTTP1WebSocketUpgradeChannel(…), limiter: limiter, idleTimeout: .seconds(60))
 /// }
 /// ```
 struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
@@ -36,9 +38,7 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
         channel.closeFuture.whenComplete { _ in limiter.close(address) }
         do {
             let nanoseconds = idleTimeout.components.seconds * 1_000_000_000 + idleTimeout.components.attoseconds / 1_000_000_000
-            try channel.pipeline.syncOperations.addHandlers([
-                IdleStateHandler(allTimeout: .nanoseconds(nanoseconds)), IdleCloser(),
-            ])
+            try channel.pipeline.syncOperations.addHandler(FirstByteTimeout(timeout: .nanoseconds(nanoseconds)))
         } catch {
             channel.close(promise: nil)
             return channel.eventLoop.makeFailedFuture(error)
@@ -51,15 +51,44 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
     }
 }
 
-/// Closes the connection on the idle event of the `IdleStateHandler` before it.
-private final class IdleCloser: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+/// Closes the connection when no byte arrives within `timeout` of it opening; removes
+/// itself at the first read.
+private final class FirstByteTimeout: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
+    private let timeout: TimeAmount
+    private var timer: Scheduled<Void>?
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        timer?.cancel()
+        timer = nil
+        context.fireChannelRead(data)
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+    }
+
+    private func start(_ context: ChannelHandlerContext) {
+        guard timer == nil else { return }
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+            loopBound.value.close(promise: nil)
         }
     }
 }

@@ -87,13 +87,19 @@ public struct NimbusServerApp: Sendable {
     }
 
     /// HTTP/1 with the push upgrade (as `.http1WebSocketUpgrade(webSocketRouter:)`), each
-    /// connection behind the idle timeout and the per-address connection cap.
+    /// connection behind the first-byte timeout and the per-address connection cap, and
+    /// Hummingbird's idle timeout between requests.
     private static func guardedServer(webSocketRouter: Router<NimbusRequestContext>, configuration: ServerConfiguration) -> HTTPServerBuilder {
         let limiter = ConnectionLimiter(maximumPerAddress: configuration.maximumConnectionsPerAddress)
         let webSocketResponder = webSocketRouter.buildResponder()
+        let nanoseconds = configuration.idleTimeout.components.seconds * 1_000_000_000
+            + configuration.idleTimeout.components.attoseconds / 1_000_000_000
+        let idle = TimeAmount.nanoseconds(nanoseconds)
         return HTTPServerBuilder { responder in
             GuardedChildChannel(
-                inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: .init()),
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init(http1: .init(idleTimeout: idle))),
                 limiter: limiter, idleTimeout: configuration.idleTimeout)
         }
     }
