@@ -24,7 +24,7 @@ struct DataDirectoryLockTests {
         let (first, _) = try await ServerProcess.start(dataDirectory: directory)
         defer { first.terminate() }
         let output = NSTemporaryDirectory() + "nimbus-lock-\(UUID().uuidString).log"
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: output) }
         let second = Process()
         second.executableURL = URL(fileURLWithPath: try ServerProcess.executable)

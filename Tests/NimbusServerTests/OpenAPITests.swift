@@ -58,7 +58,7 @@ struct OpenAPITests {
             print("valid")
             """
         let output = NSTemporaryDirectory() + "nimbus-openapi-\(UUID().uuidString).log"
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: output) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
