@@ -18,7 +18,7 @@ extension NimbusCommand {
         @Option(help: "The address to bind.")
         var host: String = "127.0.0.1"
 
-        @Option(name: .customLong("rate-limit"), help: "Requests per second allowed per token.")
+        @Option(name: .customLong("rate-limit"), help: "Requests per second allowed per token; 0 means unlimited.")
         var rateLimit: Double = 200
 
         @Option(name: .customLong("rate-burst"), help: "Requests a token may make in a burst.")
@@ -30,6 +30,15 @@ extension NimbusCommand {
         @Option(name: .customLong("tombstone-horizon"), help: "Seconds that tombstones and change tokens live.")
         var tombstoneHorizon: Int64 = 30 * 24 * 3600
 
+        @Option(name: .customLong("max-clock-skew"), help: "Seconds a field's HLC stamp may be ahead of the server's clock.")
+        var maxClockSkew: Int64 = 600
+
+        @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay without traffic before it is closed.")
+        var idleTimeout: Int64 = 60
+
+        @Option(name: .customLong("max-connections-per-address"), help: "Connections one IP address may hold open.")
+        var maxConnectionsPerAddress: Int = 1024
+
         @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
         var logLevel: String = "info"
 
@@ -40,6 +49,9 @@ extension NimbusCommand {
             configuration.rateLimitBurst = rateBurst
             configuration.defaultQuotaBytes = quotaBytes
             configuration.tombstoneHorizonSeconds = tombstoneHorizon
+            configuration.maximumClockSkew = .seconds(maxClockSkew)
+            configuration.idleTimeout = .seconds(idleTimeout)
+            configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
             var logger = Logger(label: "nimbus")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             let host = configuration.host

@@ -3,12 +3,11 @@ import Foundation
 import NimbusWire
 import Testing
 
-@Suite("Authentication, isolation and rate limits")
+@Suite("Authentication, isolation and rate limits", .stopsServers)
 struct AuthTests {
     @Test("requests without a valid token get notAuthenticated")
     func missingOrForged() async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         var anonymous = alice
         anonymous.token = nil
@@ -24,10 +23,19 @@ struct AuthTests {
         #expect(try await alice.send(.GET, alice.databasePath + "/zones").status == 200)
     }
 
+    @Test("the Bearer scheme is accepted in any case", arguments: ["bearer", "BEARER", "bEaReR"])
+    func schemeCaseInsensitive(_ scheme: String) async throws {
+        let server = try await TestServer.start(.sqlite)
+        var alice = try await server.user("alice")
+        let token = try #require(alice.token)
+        alice.token = nil
+        let reply = try await alice.send(.GET, alice.databasePath + "/zones", headers: [("Authorization", "\(scheme)  \(token)")])
+        #expect(reply.status == 200, "\(reply.text)")
+    }
+
     @Test("tokens are stored only as SHA-256 digests")
     func hashedAtRest() async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let token = try #require(alice.token)
         let file = try Data(contentsOf: URL(fileURLWithPath: server.dataDirectory + "/nimbus.sqlite"))
@@ -40,7 +48,6 @@ struct AuthTests {
     func expiredAndRevoked() async throws {
         let clock = ManualClock(start: 1_700_000_000_000)
         let server = try await TestServer.start(.sqlite, clock: clock.clock)
-        defer { Task { await server.stop() } }
         let admin = AccountAdmin(storage: server.storage, clock: clock.clock)
         _ = try await admin.addUser(name: "alice")
         let shortLived = try await admin.createToken(userName: "alice", device: "phone", expiresInSeconds: 60)
@@ -59,7 +66,6 @@ struct AuthTests {
     @Test("a user reaches only their own private database")
     func isolation() async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bob = try await server.user("bob")
         try await alice.createZone("diary")
@@ -87,7 +93,6 @@ struct AuthTests {
             $0.rateLimitBurst = 3
             $0.rateLimitPerSecond = 1
         }
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bob = try await server.user("bob")
         for _ in 0..<3 { #expect(try await alice.send(.GET, alice.databasePath + "/zones").status == 200) }

@@ -2,7 +2,7 @@ import Foundation
 import NimbusWire
 import Testing
 
-@Suite("Bad input gets a typed error and changes nothing")
+@Suite("Bad input gets a typed error and changes nothing", .stopsServers)
 struct BadInputTests {
     static let bodies: [(String, String)] = [
         ("malformed JSON", "{\"saves\": [ {"),
@@ -24,7 +24,6 @@ struct BadInputTests {
     @Test("malformed or ill-typed modify bodies get invalidArguments", arguments: bodies)
     func badBodies(_ label: String, _ body: String) async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         let reply = try await alice.send(.POST, alice.zonePath("z") + "/records/modify", body: Data(body.utf8))
@@ -43,7 +42,6 @@ struct BadInputTests {
     ])
     func badNames(_ path: String, _ status: Int) async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let reply = try await alice.send(.PUT, path)
         #expect(reply.status == status, "\(path): \(reply.text)")
@@ -53,7 +51,6 @@ struct BadInputTests {
     @Test("unknown zones get zoneNotFound on every zone route")
     func unknownZone() async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let replies = [
             try await alice.modify("nowhere", ModifyRecordsRequest(saves: [Make.record("a", [:])])),
@@ -70,7 +67,6 @@ struct BadInputTests {
     @Test("forged change tokens get invalidArguments; unknown routes get a JSON error")
     func forgedChangeToken() async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         for token in ["garbage!!", "ZDEuNQ", ""] {

@@ -4,12 +4,11 @@ import NimbusWire
 import Testing
 
 /// The conformance suite, part 3: change feeds, horizons, limits, quotas, races.
-@Suite("Changes, limits and races (conformance)")
+@Suite("Changes, limits and races (conformance)", .stopsServers)
 struct ChangeConformanceTests {
     @Test("zone changes come in pages with moreComing, each change once, in order", arguments: Backend.available)
     func paging(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         try await alice.save("z", (0..<25).map { Make.record(String(format: "r%02d", $0), ["n": .int64(Int64($0))]) })
@@ -35,7 +34,6 @@ struct ChangeConformanceTests {
     func horizon(_ backend: Backend) async throws {
         let clock = ManualClock(start: 1_700_000_000_000)
         let server = try await TestServer.start(backend, clock: clock.clock) { $0.tombstoneHorizonSeconds = 60 }
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         let old = try await alice.fetchChanges("z").changeToken
@@ -57,7 +55,6 @@ struct ChangeConformanceTests {
     @Test("batches over 400 items, records over 1 MB and bodies over 2 MB get limitExceeded", arguments: Backend.available)
     func limits(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         let tooMany = try await alice.modify("z", ModifyRecordsRequest(saves: (0...400).map { Make.record("r\($0)", ["n": .int64(1)]) }))
@@ -79,7 +76,6 @@ struct ChangeConformanceTests {
     @Test("a save past the user's quota gets quotaExceeded and stores nothing; deleting frees room", arguments: Backend.available)
     func quota(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice", quotaBytes: 3_000)
         try await alice.createZone("z")
         try await alice.save("z", [Make.record("a", ["t": .string(String(repeating: "a", count: 1_500))])])
@@ -95,7 +91,6 @@ struct ChangeConformanceTests {
     @Test("concurrent writers racing on one change tag: exactly one wins, the others get the winner's record", arguments: Backend.available)
     func race(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend) { $0.rateLimitBurst = 1_000 }
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         let base = try #require(try await alice.save("z", [Make.record("r", ["v": .int64(0)])], policy: .ifServerRecordUnchanged).results[0].record)
@@ -120,7 +115,6 @@ struct ChangeConformanceTests {
     @Test("concurrent writers of different records lose nothing", arguments: Backend.available)
     func noLostWrites(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend) { $0.rateLimitBurst = 1_000 }
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         try await withThrowingTaskGroup(of: Void.self) { group in

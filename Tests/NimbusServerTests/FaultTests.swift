@@ -4,7 +4,7 @@ import NimbusWire
 import NIOConcurrencyHelpers
 import Testing
 
-@Suite("Faults: crashes and database restarts", .serialized)
+@Suite("Faults: crashes and database restarts", .stopsServers, .serialized)
 struct FaultTests {
     @Test("the CLI adds users and tokens, and nimbus serve starts and answers /health")
     func cliAndStartup() async throws {
@@ -70,12 +70,11 @@ struct FaultTests {
     }
 
     @Test("PostgreSQL restarted under load: clients get retryable errors, never 500, and the server reconnects",
-          .enabled(if: PostgresHarness.binariesPresent))
+          .enabled(if: PostgresHarness.enabled))
     func postgresRestart() async throws {
         let cluster = try PostgresHarness.privateCluster()
         defer { cluster.destroy() }
         let server = try await TestServer.start(.postgres, postgresURL: try cluster.createDatabase()) { $0.rateLimitBurst = 100_000 }
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         let statuses = NIOLockedValueBox<[Int]>([])

@@ -3,12 +3,11 @@ import Foundation
 import NimbusWire
 import Testing
 
-@Suite("Operations: health, metrics, request ids")
+@Suite("Operations: health, metrics, request ids", .stopsServers)
 struct OperationsTests {
     @Test("/metrics reports requests by route, stored records and bytes, and connected devices")
     func metrics() async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         try await alice.save("z", (0..<3).map { Make.record("r\($0)", ["t": .string("x")]) })
@@ -27,7 +26,6 @@ struct OperationsTests {
     @Test("every response carries a request id, and /health names the backend", arguments: Backend.available)
     func health(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let client = TestClient(baseURL: server.baseURL, token: nil, container: "app")
         let reply = try await client.send(.GET, "/health")
         #expect(reply.status == 200)

@@ -4,12 +4,11 @@ import PostgresNIO
 import Testing
 
 /// The plans PostgreSQL chooses for the statements of the modify path while its statistics lag.
-@Suite("PostgreSQL lookup plans", .enabled(if: PostgresHarness.binariesPresent))
+@Suite("PostgreSQL lookup plans", .stopsServers, .enabled(if: PostgresHarness.enabled))
 struct PostgresLookupPlanTests {
     @Test("a batch's record lookup reads only the rows it asks for, even in a zone the statistics have never seen")
     func lookupReadsOnlyItsRows() async throws {
         let server = try await TestServer.start(.postgres)
-        defer { Task { await server.stop() } }
         let storage = try #require(server.storage as? PostgresStorage)
         // Statistics that know zone 1 only (as after an ANALYZE early in the life of the table),
         // then zone 2 grows past them. Autovacuum is off so it cannot refresh them mid-test.

@@ -5,8 +5,8 @@ import Testing
 
 /// Cross-process push (PostgreSQL LISTEN/NOTIFY) after the listening connection is lost or
 /// goes silent. Each test has its own cluster, which it restarts or disturbs, and deletes.
-@Suite("Push across processes recovers from PostgreSQL faults", .serialized, .timeLimit(.minutes(2)),
-       .enabled(if: PostgresHarness.binariesPresent))
+@Suite("Push across processes recovers from PostgreSQL faults", .stopsServers, .serialized, .timeLimit(.minutes(2)),
+       .enabled(if: PostgresHarness.enabled))
 struct PushRecoveryTests {
     /// Two servers on one database, heartbeats every 100 ms: a device of alice's listens on
     /// the second, alice writes through the first.

@@ -3,7 +3,7 @@ import Foundation
 import NimbusWire
 import Testing
 
-@Suite("Push over WebSocket")
+@Suite("Push over WebSocket", .stopsServers)
 struct PushTests {
     static func pushURL(_ server: TestServer, database: String = "private", since: ChangeToken? = nil) -> String {
         "ws://127.0.0.1:\(server.port)/v1/containers/app/databases/\(database)/push" + (since.map { "?since=\($0.rawValue)" } ?? "")
@@ -12,7 +12,6 @@ struct PushTests {
     @Test("after a committed change every device of the user hears which zone changed and where", arguments: Backend.available)
     func notifiesDevices(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let phone = try await server.user("alice", device: "phone")
         let laptop = try await server.user("alice", device: "laptop")
         let bob = try await server.user("bob")
@@ -38,7 +37,6 @@ struct PushTests {
     @Test("a reconnecting device resumes from its database token and hears what it missed", arguments: Backend.available)
     func resume(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let phone = try await server.user("alice", device: "phone")
         let laptop = try await server.user("alice", device: "laptop")
         try await phone.createZone("a")
@@ -60,18 +58,16 @@ struct PushTests {
     @Test("a push socket without a valid token is refused")
     func unauthenticated() async throws {
         let server = try await TestServer.start(.sqlite)
-        defer { Task { await server.stop() } }
         let listener = PushListener.connect(url: Self.pushURL(server), token: "nmb_forged")
         #expect(await listener.next(within: .seconds(3)) == nil)
     }
 
     @Test("with PostgreSQL, a change written through one server reaches devices connected to another",
-          .enabled(if: PostgresHarness.binariesPresent))
+          .enabled(if: PostgresHarness.enabled))
     func crossProcessFanOut() async throws {
         let url = try PostgresHarness.cluster().createDatabase()
         let first = try await TestServer.start(.postgres, postgresURL: url)
         let second = try await TestServer.start(.postgres, postgresURL: url)
-        defer { Task { await first.stop(); await second.stop() } }
         let phone = try await first.user("alice", device: "phone")
         var laptop = try await second.user("alice", device: "laptop")
         laptop.baseURL = second.baseURL

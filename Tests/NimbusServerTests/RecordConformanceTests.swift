@@ -3,12 +3,11 @@ import NimbusWire
 import Testing
 
 /// The conformance suite, part 2: saves, policies, merges, deletions, lookups.
-@Suite("Records (conformance)")
+@Suite("Records (conformance)", .stopsServers)
 struct RecordConformanceTests {
     @Test("a saved record gets a change tag and stamps, and lookup finds it", arguments: Backend.available)
     func saveAndLookup(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice", device: "phone")
         try await alice.createZone("z")
         let fields: [String: FieldValue] = [
@@ -31,7 +30,6 @@ struct RecordConformanceTests {
     @Test("ifServerRecordUnchanged saves over the matching tag and refuses a stale one with the server record", arguments: Backend.available)
     func compareAndSwap(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         let v1 = try #require(try await alice.save("z", [Make.record("r", ["t": .string("v1")])], policy: .ifServerRecordUnchanged).results[0].record)
@@ -56,7 +54,6 @@ struct RecordConformanceTests {
     @Test("changedKeys merges field by field: later stamp wins, ties go to the greater device id", arguments: Backend.available)
     func changedKeysMerge(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         try await alice.save("z", [Record(recordName: "r", recordType: "Post", fields: [
@@ -84,7 +81,6 @@ struct RecordConformanceTests {
     @Test("a changedKeys save that changes nothing keeps the change tag and adds no change", arguments: Backend.available)
     func idempotentMerge(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         let record = Make.record("r", ["t": .string("same")], time: 5)
@@ -97,7 +93,6 @@ struct RecordConformanceTests {
     @Test("allKeys replaces every field whatever the server holds", arguments: Backend.available)
     func allKeys(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         try await alice.save("z", [Make.record("r", ["a": .string("1"), "b": .string("2")], time: 100)])
@@ -109,7 +104,6 @@ struct RecordConformanceTests {
     @Test("a deletion leaves a tombstone that wins over later saves", arguments: Backend.available)
     func deletionWins(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         let start = try await alice.fetchChanges("z")
@@ -134,7 +128,6 @@ struct RecordConformanceTests {
     @Test("an atomic batch with one failure applies nothing; a plain batch applies the rest", arguments: Backend.available)
     func atomicity(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         try await alice.save("z", [Make.record("existing", ["t": .string("x")])], policy: .ifServerRecordUnchanged)

@@ -3,7 +3,7 @@ import NimbusWire
 import Testing
 
 /// Bad share requests get a clear, typed error and change nothing. Runs on each available backend.
-@Suite("Sharing: bad input gets a typed error and changes nothing")
+@Suite("Sharing: bad input gets a typed error and changes nothing", .stopsServers)
 struct ShareBadInputTests {
     static let bodies: [(String, String)] = [
         ("malformed JSON", #"{"participants": [ {"#),
@@ -24,7 +24,6 @@ struct ShareBadInputTests {
     @Test("malformed or invalid share bodies get invalidArguments and create no share", arguments: cases)
     func badBodies(_ backend: Backend, _ label: String, _ body: String) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bob = try await server.user("bob")
         try await alice.createZone("trip")
@@ -39,7 +38,6 @@ struct ShareBadInputTests {
     @Test("unknown users, unknown zones, too many participants and the public database are refused", arguments: Backend.available)
     func refusedShares(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bob = try await server.user("bob")
         try await alice.createZone("trip")
@@ -74,7 +72,6 @@ struct ShareBadInputTests {
     @Test("only the owner changes a share; participants cannot create or delete shared zones", arguments: Backend.available)
     func nonOwners(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bob = try await server.user("bob")
         let carol = try await server.user("carol")

@@ -9,7 +9,6 @@ extension ShareConformanceTests {
     func membershipHorizon(_ backend: Backend) async throws {
         let clock = ManualClock(start: 1_700_000_000_000)
         let server = try await TestServer.start(backend, clock: clock.clock) { $0.tombstoneHorizonSeconds = 60 }
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bob = try await server.user("bob")
         let carol = try await server.user("carol")

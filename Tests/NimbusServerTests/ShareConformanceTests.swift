@@ -4,7 +4,7 @@ import NimbusWire
 import Testing
 
 /// The conformance suite, part 4: the shared database. Every test runs on each available backend.
-@Suite("Shared database (conformance)")
+@Suite("Shared database (conformance)", .stopsServers)
 struct ShareConformanceTests {
     static let trip = ZoneID(zoneName: "trip", ownerName: "alice")
 
@@ -15,7 +15,6 @@ struct ShareConformanceTests {
     @Test("an owner shares a zone; the participant lists it, fetches its changes and looks records up", arguments: Backend.available)
     func participantReads(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bob = try await server.user("bob")
         try await alice.createZone("trip")
@@ -51,7 +50,6 @@ struct ShareConformanceTests {
     @Test("a readOnly participant's saves and deletions are refused and change nothing", arguments: Backend.available)
     func readOnlyRefused(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bob = try await server.user("bob")
         try await alice.createZone("trip")
@@ -78,7 +76,6 @@ struct ShareConformanceTests {
     @Test("a readWrite participant writes under the zone's rules, the owner sees it and pays the bytes", arguments: Backend.available)
     func readWriteWrites(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice", quotaBytes: 4_000)
         let carol = try await server.user("carol", device: "carol-phone")
         try await alice.createZone("trip")
@@ -119,7 +116,6 @@ struct ShareConformanceTests {
     @Test("a change to a shared zone reaches the owner's devices and every participant's devices", arguments: Backend.available)
     func pushReachesBothSides(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice", device: "phone")
         let laptop = try await server.user("alice", device: "laptop")
         let bob = try await server.user("bob")
@@ -163,7 +159,6 @@ struct ShareConformanceTests {
     @Test("removing a participant, deleting the share or the zone ends access and tells the devices", arguments: Backend.available)
     func revocation(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bob = try await server.user("bob")
         let carol = try await server.user("carol")
@@ -229,7 +224,6 @@ struct ShareConformanceTests {
     @Test("a participant leaves a share with DELETE on their shared database", arguments: Backend.available)
     func participantLeaves(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bob = try await server.user("bob")
         let carol = try await server.user("carol")
@@ -248,7 +242,6 @@ struct ShareConformanceTests {
     @Test("a user the zone is not shared with sees nothing of it", arguments: Backend.available)
     func thirdUserSeesNothing(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         _ = try await server.user("bob")
         let dave = try await server.user("dave")

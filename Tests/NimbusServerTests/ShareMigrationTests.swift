@@ -3,7 +3,7 @@ import Foundation
 import NimbusWire
 import Testing
 
-@Suite("Sharing: schema migration")
+@Suite("Sharing: schema migration", .stopsServers)
 struct ShareMigrationTests {
     @Test("a SQLite data folder from before sharing migrates at start-up and its zones can be shared")
     func sqliteV1Upgrades() async throws {
@@ -19,7 +19,6 @@ struct ShareMigrationTests {
             }
         }
         let server = try await TestServer.start(.sqlite, dataDirectory: directory)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let bob = try await server.user("bob")
         #expect(try await alice.zoneIDs() == [ZoneID(zoneName: "trip")])

@@ -3,12 +3,11 @@ import NimbusWire
 import Testing
 
 /// The conformance suite, part 1: zones. Every test runs on each available backend.
-@Suite("Zones (conformance)")
+@Suite("Zones (conformance)", .stopsServers)
 struct ZoneConformanceTests {
     @Test("creating a zone twice returns the same zone, listing shows it once", arguments: Backend.available)
     func createIsIdempotent(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         let first = try await alice.send(.PUT, alice.zonePath("notes"))
         let second = try await alice.send(.PUT, alice.zonePath("notes"))
@@ -23,7 +22,6 @@ struct ZoneConformanceTests {
     @Test("deleting a zone deletes its records and reports it in database changes", arguments: Backend.available)
     func deleteZone(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("notes")
         let before = try await alice.databaseChanges()
@@ -46,7 +44,6 @@ struct ZoneConformanceTests {
     @Test("database changes list only the zones changed since the token, in pages", arguments: Backend.available)
     func databaseChanges(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         for name in ["a", "b", "c"] { try await alice.createZone(name) }
         let all = try await alice.databaseChanges()
@@ -75,7 +72,6 @@ struct ZoneConformanceTests {
     @Test("a token from a deleted incarnation of a zone is expired", arguments: Backend.available)
     func tokenFromOldIncarnation(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
-        defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         try await alice.createZone("z")
         let saved = try await alice.save("z", [Make.record("r1", ["n": .int64(1)])])

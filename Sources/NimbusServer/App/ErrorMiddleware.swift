@@ -1,15 +1,16 @@
 import Foundation
-import GRDB
 import Hummingbird
 import Logging
+import NIOCore
 import NimbusWire
-import PostgresNIO
 
-/// Renders every failure as `{"error":{"code":…,"message":…}}` with the code's HTTP status,
-/// and echoes the request id in `X-Request-Id`.
+/// Renders every failure as `{"error":{"code":…,"message":…}}` with its status, and echoes
+/// the request id in `X-Request-Id`.
 ///
-/// Unknown failures are logged with the request id and answered as `internalError` without
-/// internals; storage outages become the retryable `serviceUnavailable`.
+/// Errors that declare their response (``ResponseError``: every `WireError`, ``StatusError``)
+/// are rendered as they say. Others are classified by their type in
+/// ``ErrorClassifier`` (storage outages, a full disk, a client that went away); unknown
+/// failures are logged with the request id and answered `internalError` without internals.
 package struct ErrorMiddleware: RouterMiddleware {
     package typealias Context = NimbusRequestContext
 
@@ -23,24 +24,52 @@ package struct ErrorMiddleware: RouterMiddleware {
             response.headers[.requestID] = context.id
             return response
         } catch {
-            let wire = Self.wireError(for: error, context: context, request: request)
-            var headers: HTTPFields = [.requestID: context.id]
-            if let retryAfter = wire.retryAfter {
-                headers[.retryAfter] = String(Int(retryAfter.rounded(.up)))
+            let failure = Self.responseError(for: error, context: context, request: request)
+            if let level = failure.logLevel {
+                context.logger.log(
+                    level: level, "request failed",
+                    metadata: ["code": "\(failure.wireError.code.rawValue)", "status": "\(failure.status.code)", "error": "\(String(reflecting: error))"])
             }
-            return try JSONResponse.make(
-                ErrorResponse(error: wire), status: .init(code: wire.code.httpStatus), headers: headers)
+            return try Self.response(for: failure, requestID: context.id)
         }
     }
 
-    static func wireError(for error: any Error, context: Context, request: Request) -> WireError {
-        switch error {
-        case let wire as WireError:
-            if wire.code == .internalError {
-                context.logger.error("internal error", metadata: ["error": "\(wire.message)"])
-            }
-            return wire
-        case let http as HTTPError:
+    /// The response of a failure.
+    package static func response(for failure: any ResponseError, requestID: String) throws -> Response {
+        let (headers, body) = try rendered(failure, requestID: requestID)
+        return Response(status: failure.status, headers: headers, body: .init(byteBuffer: body))
+    }
+
+    /// The headers and JSON body of a failure's response.
+    package static func rendered(_ failure: any ResponseError, requestID: String) throws -> (headers: HTTPFields, body: ByteBuffer) {
+        var headers = failure.headers
+        headers[.requestID] = requestID
+        headers[.contentType] = "application/json; charset=utf-8"
+        if let retryAfter = failure.wireError.retryAfter, let value = retryAfterHeader(retryAfter) {
+            headers[.retryAfter] = value
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (headers, ByteBuffer(bytes: try encoder.encode(ErrorResponse(error: failure.wireError))))
+    }
+
+    /// The `Retry-After` value for a wait in seconds: whole seconds rounded up, at most
+    /// `Int.max`; `nil` (no header) for a wait that is not finite or not positive, which
+    /// converting to an integer would trap on.
+    static func retryAfterHeader(_ seconds: Double) -> String? {
+        guard seconds.isFinite, seconds >= 0 else { return nil }
+        let whole = seconds.rounded(.up)
+        return whole >= Double(Int.max) ? String(Int.max) : String(Int(whole))
+    }
+
+    /// The response a failure becomes.
+    static func responseError(for error: any Error, context: Context, request: Request) -> any ResponseError {
+        if !context.channel.isActive {
+            // Nobody will read the answer: not a server failure, whatever the error says.
+            return ErrorClassifier.clientGone(error)
+        }
+        if let declared = error as? any ResponseError { return declared }
+        if let http = error as? HTTPError {
             switch http.status {
             case .notFound:
                 return WireError(.unknownItem, "No route for \(request.method) \(request.uri.path).")
@@ -51,38 +80,11 @@ package struct ErrorMiddleware: RouterMiddleware {
             default:
                 return WireError(.invalidArguments, http.body ?? "The request was not understood (\(http.status.code)).")
             }
-        default:
-            if let transient = transientStorageFailure(error) {
-                context.logger.warning("storage unavailable", metadata: ["error": "\(String(reflecting: error))"])
-                return transient
-            }
-            context.logger.error("unexpected failure", metadata: ["error": "\(String(reflecting: error))"])
-            return WireError(.internalError, "The server failed unexpectedly; it logged request \(context.id).")
         }
-    }
-
-    /// Storage failures that a retry may clear: a busy SQLite file, a lost or restarting
-    /// PostgreSQL connection, a serialization conflict.
-    static func transientStorageFailure(_ error: any Error) -> WireError? {
-        if let database = error as? DatabaseError,
-            database.resultCode == .SQLITE_BUSY || database.resultCode == .SQLITE_LOCKED
-        {
-            return WireError(.serviceUnavailable, "The database is busy; retry shortly.", retryAfter: 1)
-        }
-        if let psql = error as? PSQLError {
-            if let state = psql.serverInfo?[.sqlState] {
-                let retryable = state.hasPrefix("08") || state.hasPrefix("40") || state.hasPrefix("57") || state.hasPrefix("53")
-                return retryable ? WireError(.serviceUnavailable, "The database is unavailable (\(state)); retry shortly.", retryAfter: 1) : nil
-            }
-            return WireError(.serviceUnavailable, "The database connection failed; retry shortly.", retryAfter: 1)
-        }
-        let name = String(reflecting: type(of: error))
-        if name.contains("PostgresNIO") || name.contains("ConnectionPool") || name.contains("NIOCore.ChannelError")
-            || name.contains("NIOConnectionError") || name.contains("IOError")
-        {
-            return WireError(.serviceUnavailable, "The database connection failed; retry shortly.", retryAfter: 1)
-        }
-        return nil
+        if let classified = ErrorClassifier.classify(error) { return classified }
+        return StatusError(
+            WireError(.internalError, "The server failed unexpectedly; it logged request \(context.id)."),
+            status: .internalServerError, logLevel: .error, underlying: error)
     }
 }
 

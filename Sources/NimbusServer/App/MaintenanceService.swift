@@ -37,7 +37,7 @@ struct MaintenanceService: Service {
         let purged = try await services.storage.purgeTombstones(olderThan: horizon)
         let memberships = try await services.storage.purgeShareTombstones(olderThan: horizon)
         let orphans = try await services.storage.collectUnreferencedAssets(uploadedBefore: now - services.configuration.assetGraceSeconds * 1000)
-        services.assets.remove(orphans)
+        await services.assets.remove(orphans)
         return (purged, memberships, orphans.count)
     }
 }

@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdWebSocket
+import NIOCore
 import NimbusWire
 
 /// The request context of every route: Hummingbird's core storage, the WebSocket handler
@@ -9,11 +10,15 @@ package struct NimbusRequestContext: RequestContext, WebSocketRequestContext {
     package let webSocket: WebSocketHandlerReference<Self>
     /// The caller, set by ``AuthMiddleware``.
     package var principal: Principal?
+    /// The connection, so that a refused WebSocket upgrade can answer before Hummingbird's
+    /// empty 400 (see ``PushRoutes``).
+    package let channel: any Channel
 
     package init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.webSocket = .init()
         self.principal = nil
+        self.channel = source.channel
     }
 
     /// Bodies are read by the routes with their own limits.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -16,6 +17,8 @@ import ServiceLifecycle
 public struct NimbusServerApp: Sendable {
     package let services: ServerServices
     private let application: Application<RouterResponder<NimbusRequestContext>>
+    /// The data directory's lock (SQLite only), released when ``run()`` returns.
+    private let lock: DataDirectoryLock?
 
     /// Builds a server.
     /// - Parameters:
@@ -23,15 +26,27 @@ public struct NimbusServerApp: Sendable {
     ///   - clock: The clock; the system clock by default.
     ///   - logger: The logger; one labelled `nimbus` by default.
     ///   - onServerRunning: Called with the bound port once the server accepts connections.
-    /// - Throws: When the data folder or the storage cannot be opened.
+    /// - Throws: ``ServerConfiguration/InvalidError`` for settings that cannot work;
+    ///   `DataDirectoryLock.LockedError` when another server uses the SQLite data folder;
+    ///   errors opening the data folder or the storage.
     public static func make(
         configuration: ServerConfiguration,
         clock: ServerClock = .system,
         logger: Logger = Logger(label: "nimbus"),
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> NimbusServerApp {
+        try configuration.validate()
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        let backend = try StorageFactory.make(configuration: configuration, logger: logger)
+        // With SQLite, push is delivered in-process: a second server on the same file would
+        // miss the first one's changes. PostgreSQL servers share push and may share the folder.
+        let lock = configuration.postgresURL == nil ? try DataDirectoryLock(directory: configuration.dataDirectory) : nil
+        let backend: StorageFactory.Backend
+        do {
+            backend = try StorageFactory.make(configuration: configuration, logger: logger)
+        } catch {
+            lock?.release()
+            throw error
+        }
         let metrics = ServerMetrics()
         let services = ServerServices(
             configuration: configuration, storage: backend.storage, clock: clock, metrics: metrics,
@@ -58,7 +73,7 @@ public struct NimbusServerApp: Sendable {
 
         var application = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
+            server: Self.guardedServer(webSocketRouter: webSocketRouter, configuration: configuration),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "nimbus"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
@@ -68,17 +83,37 @@ public struct NimbusServerApp: Sendable {
         application.beforeServerStarts {
             try await backend.storage.migrate()
         }
-        return NimbusServerApp(services: services, application: application)
+        return NimbusServerApp(services: services, application: application, lock: lock)
+    }
+
+    /// HTTP/1 with the push upgrade (as `.http1WebSocketUpgrade(webSocketRouter:)`), each
+    /// connection behind the first-byte timeout and the per-address connection cap, and
+    /// Hummingbird's idle timeout between requests.
+    private static func guardedServer(webSocketRouter: Router<NimbusRequestContext>, configuration: ServerConfiguration) -> HTTPServerBuilder {
+        let limiter = ConnectionLimiter(maximumPerAddress: configuration.maximumConnectionsPerAddress)
+        let webSocketResponder = webSocketRouter.buildResponder()
+        let nanoseconds = configuration.idleTimeout.components.seconds * 1_000_000_000
+            + configuration.idleTimeout.components.attoseconds / 1_000_000_000
+        let idle = TimeAmount.nanoseconds(nanoseconds)
+        return HTTPServerBuilder { responder in
+            GuardedChildChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init(http1: .init(idleTimeout: idle))),
+                limiter: limiter, idleTimeout: configuration.idleTimeout)
+        }
     }
 
     /// Runs until SIGTERM or SIGINT, then stops accepting connections, finishes in-flight
     /// requests, closes push sockets and the storage.
     public func run() async throws {
+        defer { lock?.release() }
         try await application.runService()
     }
 
     /// Runs until the calling task is cancelled or a graceful shutdown is triggered (tests).
     public func runWithoutSignals() async throws {
+        defer { lock?.release() }
         try await application.run()
     }
 

@@ -39,6 +39,33 @@ public struct ServerConfiguration: Sendable {
     /// configuration.postgresHeartbeatInterval = .seconds(5)   // a stuck listener is replaced within ~15 s
     /// ```
     public var postgresHeartbeatInterval: Duration
+    /// How far ahead of the server's clock a field's HLC stamp may be; saves and deletions
+    /// stamped later are refused with `invalidArguments`, so that a device with a wrong clock
+    /// cannot make its edits win forever. 10 minutes by default.
+    ///
+    /// For example:
+    /// ```swift
+    /// configuration.maximumClockSkew = .seconds(60)
+    /// ```
+    public var maximumClockSkew: Duration
+    /// How often an open push socket checks again that its token is still valid; a socket
+    /// whose token was revoked or expired is closed. 30 seconds by default.
+    public var pushAuthenticationInterval: Duration
+    /// How long a connection may stay without a byte read or written before it is closed,
+    /// including one that never sends a request. 60 seconds by default; push sockets are
+    /// pinged every 30 s and stay open.
+    public var idleTimeout: Duration
+    /// The most connections one IP address may hold open; later ones are closed at once.
+    /// 1024 by default.
+    ///
+    /// For example:
+    /// ```swift
+    /// configuration.maximumConnectionsPerAddress = 64
+    /// ```
+    public var maximumConnectionsPerAddress: Int
+    /// The record bytes a page of zone changes holds at most (the first record always fits,
+    /// so a page may be up to one record, 1 MB, larger). 8 MB by default.
+    public var maximumChangePageBytes: Int64
 
     /// Creates a configuration with the defaults.
     /// - Parameters:
@@ -57,5 +84,10 @@ public struct ServerConfiguration: Sendable {
         self.maximumAssetBytes = 1 << 30
         self.maintenanceIntervalSeconds = 300
         self.postgresHeartbeatInterval = .seconds(2)
+        self.maximumClockSkew = .seconds(600)
+        self.pushAuthenticationInterval = .seconds(30)
+        self.idleTimeout = .seconds(60)
+        self.maximumConnectionsPerAddress = 1024
+        self.maximumChangePageBytes = 8 << 20
     }
 }

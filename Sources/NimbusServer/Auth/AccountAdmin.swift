@@ -21,6 +21,7 @@ package struct AccountAdmin: Sendable {
     /// Adds a user.
     /// - Throws: `invalidArguments` for a bad or taken name.
     package func addUser(name: String, quotaBytes: Int64? = nil) async throws -> UserAccount {
+        let name = name.nfc
         if let problem = NameRules.problem(with: name) {
             throw WireError(.invalidArguments, "The user name \(problem).")
         }
@@ -34,7 +35,7 @@ package struct AccountAdmin: Sendable {
     ///   - expiresInSeconds: The token's lifetime; `nil` for no expiry.
     /// - Throws: `unknownItem` when the user does not exist; `invalidArguments` for a bad device name.
     package func createToken(userName: String, device: String, expiresInSeconds: Int64? = nil) async throws -> String {
-        guard let user = try await storage.user(named: userName) else {
+        guard let user = try await storage.user(named: userName.nfc) else {
             throw WireError(.unknownItem, "No user named '\(userName)'. Add it with `nimbus users add \(userName)`.")
         }
         if let problem = NameRules.problem(with: device) {

@@ -25,28 +25,52 @@ package struct Authenticator: Sendable {
     let limiter: RateLimiter
     let clock: ServerClock
 
+    /// Checks the token and takes one request from its rate limit.
     /// - Throws: `notAuthenticated` for a missing, forged, expired or revoked token;
     ///   `requestRateLimited` when the token is over its rate.
     package func authenticate(_ header: String?) async throws -> Principal {
-        guard let header, header.hasPrefix("Bearer ") else {
-            throw WireError(.notAuthenticated, "Send `Authorization: Bearer <token>`; create a token with `nimbus tokens create`.")
-        }
-        let token = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
-        guard token.hasPrefix(TokenHasher.prefix), token.utf8.count < 200,
-            let row = try await storage.token(hash: TokenHasher.digest(token))
-        else {
-            throw WireError(.notAuthenticated, "The bearer token is not valid.")
-        }
-        let now = clock.now()
-        if row.revoked { throw WireError(.notAuthenticated, "The bearer token was revoked.") }
-        if let expiry = row.expiresAt, expiry <= now {
-            throw WireError(.notAuthenticated, "The bearer token expired; create a new one with `nimbus tokens create`.")
-        }
-        if let wait = limiter.admit(tokenID: row.id, now: now) {
+        let row = try await validToken(header)
+        if let wait = limiter.admit(tokenID: row.id, now: clock.now()) {
             throw WireError(
                 .requestRateLimited, "Too many requests from this token; retry after \(String(format: "%.2f", wait)) seconds.",
                 retryAfter: wait)
         }
         return Principal(userID: row.user.id, userName: row.user.name, deviceID: row.device, tokenID: row.id)
+    }
+
+    /// Checks the token without charging its rate limit: an open push socket asks this
+    /// periodically, and is closed once the token was revoked or expired.
+    /// - Throws: `notAuthenticated`, as ``authenticate(_:)``.
+    package func recheck(_ header: String?) async throws {
+        _ = try await validToken(header)
+    }
+
+    /// The token's row when the header carries a live token. The scheme is matched without
+    /// regard to case (RFC 9110 §11.1: `bearer` and `Bearer` are the same scheme).
+    private func validToken(_ header: String?) async throws -> DeviceToken {
+        guard let token = Self.bearerToken(header) else {
+            throw WireError(.notAuthenticated, "Send `Authorization: Bearer <token>`; create a token with `nimbus tokens create`.")
+        }
+        guard token.hasPrefix(TokenHasher.prefix), token.utf8.count < 200,
+            let row = try await storage.token(hash: TokenHasher.digest(token))
+        else {
+            throw WireError(.notAuthenticated, "The bearer token is not valid.")
+        }
+        if row.revoked { throw WireError(.notAuthenticated, "The bearer token was revoked.") }
+        if let expiry = row.expiresAt, expiry <= clock.now() {
+            throw WireError(.notAuthenticated, "The bearer token expired; create a new one with `nimbus tokens create`.")
+        }
+        return row
+    }
+
+    /// The credentials of a `Bearer` header (any case, any run of spaces after the scheme).
+    static func bearerToken(_ header: String?) -> String? {
+        guard let header else { return nil }
+        let scheme = "bearer"
+        guard header.utf8.count > scheme.utf8.count, header.prefix(scheme.count).lowercased() == scheme else { return nil }
+        let rest = header.dropFirst(scheme.count)
+        guard rest.first == " " else { return nil }
+        let token = rest.trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
     }
 }

@@ -2,6 +2,10 @@ import NIOConcurrencyHelpers
 
 /// A token bucket per device token: `burst` requests at once, refilled at `perSecond`.
 ///
+/// A rate of 0 (or less) means unlimited: every request is admitted and no bucket is kept.
+/// (``ServerConfiguration/validate()`` refuses negative and non-finite rates before a server
+/// starts; the limiter still never answers a wait that is not finite.)
+///
 /// For example:
 /// ```swift
 /// if let wait = limiter.admit(tokenID: 7, now: clock.now()) { throw rateLimited(retryAfter: wait) }
@@ -16,6 +20,9 @@ package final class RateLimiter: Sendable {
     private let burst: Double
     private let buckets = NIOLockedValueBox<[Int64: Bucket]>([:])
 
+    /// - Parameters:
+    ///   - perSecond: The refill rate; 0 or less admits every request.
+    ///   - burst: The bucket's size.
     package init(perSecond: Double, burst: Double) {
         self.perSecond = perSecond
         self.burst = burst
@@ -24,7 +31,8 @@ package final class RateLimiter: Sendable {
     /// Takes one request from the token's bucket.
     /// - Returns: `nil` when admitted, else the seconds until a request will be.
     package func admit(tokenID: Int64, now: Int64) -> Double? {
-        buckets.withLockedValue { buckets in
+        guard perSecond > 0, perSecond.isFinite else { return nil }
+        return buckets.withLockedValue { buckets in
             var bucket = buckets[tokenID] ?? Bucket(tokens: burst, updated: now)
             let elapsed = Double(max(0, now - bucket.updated)) / 1000
             bucket.tokens = min(burst, bucket.tokens + elapsed * perSecond)

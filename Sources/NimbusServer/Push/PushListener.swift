@@ -71,6 +71,9 @@ package final class PushListener: Sendable {
         await nextArrival(within: timeout)?.message
     }
 
+    /// Whether the server closed the socket (or it never opened).
+    package var isClosed: Bool { buffer.withLockedValue { $0.closed } }
+
     /// Closes the socket.
     package func close() {
         task.withLockedValue { $0?.cancel() }

@@ -18,15 +18,50 @@ struct PushRoutes {
         let path = RouterPath("\(NimbusWire.pathPrefix)/containers/:container/databases/:database/push")
         router.ws(path) { request, context in
             do {
-                _ = try await resolve(request: request, context: context)
+                let (database, since) = try await resolve(request: request, context: context)
+                if let since { try await checkResumePosition(since, database: database) }
                 return .upgrade([:])
             } catch {
+                await PushRefusal.answer(error, request: request, context: context)
                 return .dontUpgrade
             }
         } onUpgrade: { inbound, outbound, wsContext in
             let (database, since) = try await resolve(request: wsContext.request, context: wsContext.requestContext)
+            let authorization = wsContext.request.headers[.authorization]
             try await serve(database: database, since: since, outbound: outbound, logger: wsContext.logger) {
-                for try await _ in inbound {}
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { for try await _ in inbound {} }
+                    group.addTask { try await closeWhenTokenInvalid(authorization, outbound: outbound, logger: wsContext.logger) }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+        }
+    }
+
+    /// A resume token beyond the database's position (a restored backup, a forged token)
+    /// cannot be answered: the device must refetch, as for a token past the horizon.
+    private func checkResumePosition(_ since: Int64, database: DatabaseKey) async throws {
+        let position = try await services.storage.databasePosition(database)
+        if since > position {
+            throw WireError(.changeTokenExpired, "The change token is ahead of this server's database (was it restored from a backup?). Refetch the database's zones from the start.")
+        }
+    }
+
+    /// Checks the token every ``ServerConfiguration/pushAuthenticationInterval`` and, once it
+    /// was revoked or expired, closes the socket (close code 1008, policy violation) and returns.
+    private func closeWhenTokenInvalid(_ authorization: String?, outbound: WebSocketOutboundWriter, logger: Logger) async throws {
+        while true {
+            try await Task.sleep(for: services.configuration.pushAuthenticationInterval)
+            do {
+                try await services.authenticator.recheck(authorization)
+            } catch let error as WireError where error.code == .notAuthenticated {
+                logger.info("push socket closed: its token is no longer valid", metadata: ["reason": "\(error.message)"])
+                try? await outbound.close(.policyViolation, reason: "notAuthenticated")
+                return
+            } catch {
+                // The storage could not answer (an outage): keep the socket, check again later.
+                logger.debug("push token check failed", metadata: ["error": "\(String(reflecting: error))"])
             }
         }
     }
@@ -36,7 +71,7 @@ struct PushRoutes {
         let principal = try await services.authenticator.authenticate(request.headers[.authorization])
         let database = try services.database(
             container: try context.pathParameter("container"), scope: try context.pathParameter("database"),
-            owner: request.uri.queryParameters.get("owner"), principal: principal)
+            owner: context.ownerParameter(request), principal: principal)
         let since = try request.uri.queryParameters.get("since").map { text throws(WireError) in
             try ChangeTokenCodec.decodeDatabase(ChangeToken(rawValue: text))
         }

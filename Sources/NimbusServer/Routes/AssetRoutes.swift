@@ -18,7 +18,7 @@ struct AssetRoutes {
                 throw WireError(.permissionFailure, "No record this user can read refers to asset \(checksum), and the user did not upload it.")
             }
             let path = services.assets.path(for: checksum)
-            guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value else {
+            guard let size = try await services.assets.size(of: checksum) else {
                 throw WireError(.unknownItem, "The asset \(checksum) is not stored on this server.")
             }
             var headers: HTTPFields = [.contentType: "application/octet-stream", .acceptRanges: "bytes"]
@@ -46,17 +46,27 @@ struct AssetRoutes {
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > services.configuration.maximumAssetBytes {
             throw WireError(.limitExceeded, "The asset is larger than \(services.configuration.maximumAssetBytes) bytes.")
         }
-        if let user = try await services.storage.user(named: principal.userName) {
+        // A fast refusal when the declared length cannot fit; the binding check is the one
+        // in the transaction that charges the bytes (chunked or concurrent uploads).
+        let declared = request.headers[.contentLength].flatMap(Int64.init) ?? 0
+        if declared > 0, let user = try await services.storage.user(named: principal.userName) {
             let quota = user.quotaBytes ?? services.configuration.defaultQuotaBytes
-            let incoming = request.headers[.contentLength].flatMap(Int64.init) ?? 0
-            if user.usedBytes + incoming > quota {
-                throw StorageErrors.quotaExceeded(used: user.usedBytes, adding: incoming, quota: quota)
+            if user.usedBytes + declared > quota {
+                throw StorageErrors.quotaExceeded(used: user.usedBytes, adding: declared, quota: quota)
             }
         }
-        let asset = try await services.assets.store(
+        let received = try await services.assets.receive(
             request.body, maximumBytes: services.configuration.maximumAssetBytes, expectedChecksum: expected)
-        try await services.storage.recordAssetUpload(
-            container: container, checksum: asset.checksum, size: asset.size, userID: principal.userID, now: services.clock.now())
+        let asset = received.reference
+        do {
+            try await services.storage.recordAssetUpload(
+                container: container, checksum: asset.checksum, size: asset.size, userID: principal.userID,
+                now: services.clock.now(), defaultQuotaBytes: services.configuration.defaultQuotaBytes)
+            try await services.assets.keep(received)
+        } catch {
+            await services.assets.discard(received)
+            throw error
+        }
         return try JSONResponse.make(AssetUploadResponse(asset: asset), status: .created)
     }
 
@@ -79,8 +89,19 @@ struct AssetRoutes {
 
 /// One `Range: bytes=…` specification.
 enum ByteRange {
+    /// A well-formed range that lies outside the asset: 416 with `Content-Range: bytes */<size>`
+    /// (RFC 9110 §15.5.17), the body an `invalidArguments` error.
+    struct NotSatisfiable: ResponseError {
+        var header: String
+        var size: Int64
+        var wireError: WireError { WireError(.invalidArguments, "The range '\(header)' lies outside the asset's \(size) bytes.") }
+        var status: HTTPResponse.Status { .rangeNotSatisfiable }
+        var headers: HTTPFields { [.contentRange: "bytes */\(size)"] }
+    }
+
     /// Parses `bytes=a-b`, `bytes=a-` or `bytes=-n` against a file size.
-    /// - Throws: `invalidArguments` for other forms or a range outside the file.
+    /// - Throws: `invalidArguments` (400) for other forms; ``NotSatisfiable`` (416) for a
+    ///   range outside the file.
     static func parse(_ header: String, size: Int64) throws -> ClosedRange<Int64> {
         guard header.hasPrefix("bytes="), !header.contains(",") else {
             throw WireError(.invalidArguments, "Only a single `Range: bytes=start-end` is supported.")
@@ -97,7 +118,7 @@ enum ByteRange {
         default: throw WireError(.invalidArguments, "The range '\(header)' is malformed.")
         }
         guard size > 0, lower >= 0, lower < size, lower <= upper else {
-            throw WireError(.invalidArguments, "The range '\(header)' lies outside the asset's \(size) bytes.")
+            throw NotSatisfiable(header: header, size: size)
         }
         let range = lower...upper
         return range

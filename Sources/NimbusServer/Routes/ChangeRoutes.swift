@@ -17,7 +17,8 @@ struct ChangeRoutes {
                 afterSeq = decoded.seq
                 expectedZone = decoded.zoneRowID
             }
-            let page = try await services.storage.zoneChanges(key, afterSeq: afterSeq, limit: limit)
+            let page = try await services.storage.zoneChanges(
+                key, afterSeq: afterSeq, limit: limit, maximumBytes: services.configuration.maximumChangePageBytes)
             if let expectedZone {
                 guard expectedZone == page.zone.rowID, afterSeq <= page.zone.seq else {
                     throw WireError(.changeTokenExpired, "The change token belongs to an earlier incarnation of zone '\(key.zoneName)'. Refetch the zone from the start.")
@@ -39,6 +40,9 @@ struct ChangeRoutes {
             let limit = try pageSize(body.limit, default: 500, maximum: 2000)
             let afterSeq = try body.since.map { token throws(WireError) in try ChangeTokenCodec.decodeDatabase(token) } ?? 0
             let page = try await services.storage.databaseChanges(database, afterSeq: afterSeq, limit: limit)
+            guard afterSeq <= page.currentSeq else {
+                throw WireError(.changeTokenExpired, "The change token is ahead of this server's database (was it restored from a backup?). Refetch the database's zones from the start.")
+            }
             guard body.since == nil || afterSeq >= page.purgedSeq else {
                 throw WireError(.changeTokenExpired, "The change token is older than the server's tombstone horizon. Refetch the database's zones from the start.")
             }

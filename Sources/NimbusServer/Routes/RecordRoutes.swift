@@ -9,10 +9,13 @@ struct RecordRoutes {
         group.post("zones/:zone/records/modify") { request, context in
             let key = try await context.accessibleZoneKey(services, request: request, intent: .write)
             let principal = try context.requirePrincipal()
-            let (body, bodyBytes) = try await JSONResponse.decodeCounting(
+            let (decoded, bodyBytes) = try await JSONResponse.decodeCounting(
                 ModifyRecordsRequest.self, from: request, limit: ModifyRecordsRequest.maximumBodyBytes)
-            try ModifyValidator.validate(body, bodyBytes: bodyBytes)
-            try await checkAssetAccess(body, container: key.database.container, principal: principal)
+            let body = decoded.normalizingNames()
+            try ModifyValidator.validate(
+                body, bodyBytes: bodyBytes,
+                latestStamp: ModifyValidator.latestStamp(now: services.clock.now(), skew: services.configuration.maximumClockSkew))
+            try await checkAssets(body, container: key.database.container, principal: principal)
             let outcome = try await services.storage.modifyRecords(
                 key, body,
                 context: ModifyContext(
@@ -31,7 +34,8 @@ struct RecordRoutes {
         }
         group.post("zones/:zone/records/lookup") { request, context in
             let key = try await context.accessibleZoneKey(services, request: request, intent: .read)
-            let body = try await JSONResponse.decode(LookupRecordsRequest.self, from: request, limit: 256 * 1024)
+            var body = try await JSONResponse.decode(LookupRecordsRequest.self, from: request, limit: 256 * 1024)
+            body.recordNames = body.recordNames.map(\.nfc)
             if body.recordNames.count > LookupRecordsRequest.maximumNames {
                 throw WireError(.limitExceeded, "A lookup names at most \(LookupRecordsRequest.maximumNames) records.")
             }
@@ -55,17 +59,34 @@ struct RecordRoutes {
     }
 
     /// A record may refer only to assets its writer may read, so that knowing a checksum
-    /// does not grant access to someone else's asset.
-    private func checkAssetAccess(_ request: ModifyRecordsRequest, container: String, principal: Principal) async throws {
-        let checksums = Set(request.saves.flatMap(\.assetReferences).map(\.checksum))
+    /// does not grant access to someone else's asset, and only with the stored asset's size.
+    private func checkAssets(_ request: ModifyRecordsRequest, container: String, principal: Principal) async throws {
+        var sizes: [String: Set<Int64>] = [:]
+        for record in request.saves {
+            for asset in record.assetReferences { sizes[asset.checksum, default: []].insert(asset.size) }
+        }
         var missing: [ItemError] = []
-        for checksum in checksums.sorted() {
+        var wrongSize: [ItemError] = []
+        for checksum in sizes.keys.sorted() {
             if try await !services.storage.mayReadAsset(container: container, checksum: checksum, userID: principal.userID) {
                 missing.append(ItemError(name: checksum, code: .unknownItem, message: "Upload the asset \(checksum) before referring to it."))
+                continue
+            }
+            guard let stored = try await services.assets.size(of: checksum) else {
+                missing.append(ItemError(name: checksum, code: .unknownItem, message: "The asset \(checksum) is not stored on this server; upload it again."))
+                continue
+            }
+            for claimed in sizes[checksum, default: []].sorted() where claimed != stored {
+                wrongSize.append(ItemError(
+                    name: checksum, code: .invalidArguments,
+                    message: "The asset \(checksum) is \(stored) bytes, not \(claimed); refer to it with its uploaded size."))
             }
         }
         if !missing.isEmpty {
             throw WireError(.unknownItem, "\(missing.count) referenced asset(s) were not uploaded by this user.", itemErrors: missing)
+        }
+        if !wrongSize.isEmpty {
+            throw WireError(.invalidArguments, "\(wrongSize.count) asset reference(s) give the wrong size.", itemErrors: wrongSize)
         }
     }
 }

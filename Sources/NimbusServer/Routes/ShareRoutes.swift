@@ -18,7 +18,8 @@ struct ShareRoutes {
         group.put("zones/:zone/share") { request, context in
             let principal = try context.requirePrincipal()
             let key = try await shareZone(request: request, context: context, participantsMay: false)
-            let body = try await JSONResponse.decode(SaveShareRequest.self, from: request, limit: 64 * 1024)
+            var body = try await JSONResponse.decode(SaveShareRequest.self, from: request, limit: 64 * 1024)
+            body.participants = body.participants.map { ShareParticipant(userName: $0.userName.nfc, permission: $0.permission) }
             let members = try await ShareRequestValidator(storage: services.storage).members(of: body, owner: principal)
             let outcome = try await services.storage.saveShare(
                 key, participants: members, publicPermission: body.publicPermission, now: services.clock.now())

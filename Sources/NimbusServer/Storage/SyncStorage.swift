@@ -113,6 +113,23 @@ package struct ZoneChangesPage: Sendable {
     package var zone: ZoneState
     package var records: [StoredRecord]
     package var moreComing: Bool
+
+    /// Takes rows (oldest first, up to `limit + 1`) while the page holds at most `limit`
+    /// records and the bytes before each record (``StoredRecord/size``, the fields' JSON) are
+    /// under `maximumBytes`: the first record always fits.
+    /// - Returns: The page's records and whether more changes remain.
+    package static func bounded(
+        _ rows: some Sequence<StoredRecord>, limit: Int, maximumBytes: Int64
+    ) -> (records: [StoredRecord], moreComing: Bool) {
+        var records: [StoredRecord] = []
+        var bytes: Int64 = 0
+        for row in rows {
+            if records.count == limit || (!records.isEmpty && bytes >= maximumBytes) { return (records, true) }
+            records.append(row)
+            bytes += row.size + Int64(row.recordName.utf8.count)
+        }
+        return (records, false)
+    }
 }
 
 /// One page of a database's zone changes.
@@ -123,6 +140,9 @@ package struct DatabaseChangesPage: Sendable {
     /// The database's tombstone horizon: zone tombstones at or before this position were
     /// purged, so a token older than it cannot be answered (`changeTokenExpired`).
     package var purgedSeq: Int64 = 0
+    /// The database's current position: a token beyond it was not issued by this database
+    /// as it is now (a restored backup, a forged token) and gets `changeTokenExpired`.
+    package var currentSeq: Int64 = 0
 }
 
 /// What the server stores, behind one protocol so that SQLite and PostgreSQL pass the same
@@ -168,9 +188,11 @@ package protocol SyncStorage: ShareStorage {
     /// The rows (tombstones included) for the given names.
     /// - Throws: `zoneNotFound`.
     func lookupRecords(_ zone: ZoneKey, names: [String]) async throws -> [String: StoredRecord]
-    /// Changes after `afterSeq`, oldest first.
+    /// Changes after `afterSeq`, oldest first: at most `limit` records, and no record that
+    /// starts past `maximumBytes` of record bytes (the first always fits, so a page is never
+    /// empty while changes remain). See ``ZoneChangesPage/bounded(_:limit:maximumBytes:)``.
     /// - Throws: `zoneNotFound`.
-    func zoneChanges(_ zone: ZoneKey, afterSeq: Int64, limit: Int) async throws -> ZoneChangesPage
+    func zoneChanges(_ zone: ZoneKey, afterSeq: Int64, limit: Int, maximumBytes: Int64) async throws -> ZoneChangesPage
     /// Zones changed after `afterSeq`, oldest first.
     func databaseChanges(_ database: DatabaseKey, afterSeq: Int64, limit: Int) async throws -> DatabaseChangesPage
     /// The database's current position.
@@ -180,8 +202,11 @@ package protocol SyncStorage: ShareStorage {
     func purgeTombstones(olderThan cutoff: Int64) async throws -> Int
 
     // MARK: Assets
-    /// Records that `userID` uploaded an asset to a container; charges its bytes once.
-    func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64) async throws
+    /// Records that `userID` uploaded an asset to a container; charges its bytes once, in the
+    /// same transaction that checks them against the user's quota (`defaultQuotaBytes` when
+    /// the account has none), so concurrent or chunked uploads cannot pass it together.
+    /// - Throws: `quotaExceeded`, and nothing is recorded.
+    func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64, defaultQuotaBytes: Int64) async throws
     /// Whether a user may download an asset: they uploaded it, or a record they can read refers to it.
     func mayReadAsset(container: String, checksum: String, userID: Int64) async throws -> Bool
     /// Assets no record refers to, uploaded before `cutoff`; their rows are removed and the

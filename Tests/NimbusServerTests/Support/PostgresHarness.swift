@@ -9,6 +9,13 @@ import NIOConcurrencyHelpers
 enum PostgresHarness {
     static let binDirectory = ProcessInfo.processInfo.environment["NIMBUS_PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
 
+    /// Whether PostgreSQL cases run: when the binaries are present, and always on CI
+    /// (`CI=true`), where missing binaries must fail the run instead of skipping silently.
+    static var enabled: Bool { binariesPresent || required }
+
+    /// Whether this run must test PostgreSQL (`CI=true`).
+    static var required: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
     static var binariesPresent: Bool {
         FileManager.default.isExecutableFile(atPath: binDirectory + "/initdb")
             && FileManager.default.isExecutableFile(atPath: binDirectory + "/pg_ctl")
@@ -89,6 +96,9 @@ enum PostgresHarness {
     nonisolated(unsafe) static var clusterToStop: String?
 
     private static func startCluster() throws -> Cluster {
+        guard binariesPresent else {
+            throw HarnessError("PostgreSQL is required on CI but there is no initdb/pg_ctl in \(binDirectory) (apt-get install -y postgresql, or set NIMBUS_PG_BIN).")
+        }
         let directory = "/tmp/nimbus-pg-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try run("/bin/chown", ["postgres:postgres", directory])

@@ -22,7 +22,9 @@ final class TestServer: Sendable {
         self.task = task
     }
 
-    /// Starts a server and waits until it accepts connections.
+    /// Starts a server and waits until it accepts connections. The test (or its suite) must
+    /// carry the ``ServerTeardownTrait`` (`.stopsServers`), which stops the server, awaited,
+    /// when the test ends.
     static func start(
         _ backend: Backend,
         clock: ServerClock = .system,
@@ -30,6 +32,9 @@ final class TestServer: Sendable {
         dataDirectory: String? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
+        guard let registry = ServerRegistry.current else {
+            throw HarnessError("TestServer.start needs the .stopsServers trait on the test or its suite, so the server is stopped with an awaited teardown.")
+        }
         let directory = dataDirectory ?? NSTemporaryDirectory() + "nimbus-test-\(UUID().uuidString)"
         var configuration = ServerConfiguration(dataDirectory: directory, port: 0)
         configuration.maintenanceIntervalSeconds = 0
@@ -46,7 +51,9 @@ final class TestServer: Sendable {
         let task = Task { try await app.runWithoutSignals() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw HarnessError("the server did not start") }
-        return TestServer(port: port, dataDirectory: directory, services: app.services, task: task)
+        let server = TestServer(port: port, dataDirectory: directory, services: app.services, task: task)
+        registry.register(server)
+        return server
     }
 
     /// Stops the server.

@@ -3,8 +3,20 @@ import NimbusWire
 import PostgresNIO
 
 extension PostgresStorage {
-    package func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64) async throws {
+    package func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64, defaultQuotaBytes: Int64) async throws {
         try await transaction { [logger] connection in
+            // The user's row is locked first, so concurrent uploads are charged one at a time.
+            let users = try await connection.run(
+                "SELECT used_bytes, quota_bytes FROM users WHERE id = \(userID) FOR UPDATE", logger: logger)
+            var account: (used: Int64, quota: Int64?)?
+            for try await (used, quota) in users.decode((Int64, Int64?).self) { account = (used, quota) }
+            let known = try await connection.run(
+                "SELECT 1 FROM assets WHERE container = \(container) AND checksum = \(checksum) AND user_id = \(userID)", logger: logger)
+            var charged = false
+            for try await _ in known.decode(Int.self) { charged = true }
+            if let account, !charged, account.used + size > (account.quota ?? defaultQuotaBytes) {
+                throw StorageErrors.quotaExceeded(used: account.used, adding: size, quota: account.quota ?? defaultQuotaBytes)
+            }
             let rows = try await connection.run(
                 """
                 INSERT INTO assets(container, checksum, user_id, size, uploaded_at) VALUES (\(container), \(checksum), \(userID), \(size), \(now))

@@ -38,7 +38,7 @@ extension PostgresStorage {
         }
     }
 
-    package func zoneChanges(_ zone: ZoneKey, afterSeq: Int64, limit: Int) async throws -> ZoneChangesPage {
+    package func zoneChanges(_ zone: ZoneKey, afterSeq: Int64, limit: Int, maximumBytes: Int64) async throws -> ZoneChangesPage {
         try await transaction { [logger] connection in
             guard let state = try await Self.liveZone(connection, zone, logger: logger, lock: false) else {
                 throw StorageErrors.zoneNotFound(zone)
@@ -46,8 +46,10 @@ extension PostgresStorage {
             let rows = try await connection.run(Self.zoneChangesQuery(zoneRowID: state.rowID, afterSeq: afterSeq, limit: limit), logger: logger)
             var records: [StoredRecord] = []
             for try await row in rows { records.append(try Self.storedRecord(row.makeRandomAccess())) }
-            let more = records.count > limit
-            return ZoneChangesPage(zone: state, records: Array(records.prefix(limit)), moreComing: more)
+            // The rows are collected by `run`: the byte bound limits the response, the count
+            // limit the memory.
+            let page = ZoneChangesPage.bounded(records, limit: limit, maximumBytes: maximumBytes)
+            return ZoneChangesPage(zone: state, records: page.records, moreComing: page.moreComing)
         }
     }
 
@@ -95,7 +97,7 @@ extension PostgresStorage {
         """
     }
 
-    /// The statement of ``zoneChanges(_:afterSeq:limit:)``. `seq > 0` (true of every record)
+    /// The statement of ``zoneChanges(_:afterSeq:limit:maximumBytes:)``. `seq > 0` (true of every record)
     /// lets the partial index `records_changes` serve it.
     static func zoneChangesQuery(zoneRowID: Int64, afterSeq: Int64, limit: Int) -> PostgresQuery {
         """

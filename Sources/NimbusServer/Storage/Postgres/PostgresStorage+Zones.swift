@@ -82,7 +82,7 @@ extension PostgresStorage {
                 let page = Array(zones.prefix(limit))
                 let more = zones.count > limit
                 let seq = more ? (page.last?.databaseSeq ?? afterSeq) : max(current, afterSeq)
-                return DatabaseChangesPage(zones: page, databaseSeq: seq, moreComing: more, purgedSeq: purgedSeq)
+                return DatabaseChangesPage(zones: page, databaseSeq: seq, moreComing: more, purgedSeq: purgedSeq, currentSeq: current)
             }
             let rows = try await connection.run(
                 """
@@ -98,7 +98,7 @@ extension PostgresStorage {
             let more = zones.count > limit
             let page = Array(zones.prefix(limit))
             let seq = more ? (page.last?.databaseSeq ?? afterSeq) : max(current, afterSeq)
-            return DatabaseChangesPage(zones: page, databaseSeq: seq, moreComing: more, purgedSeq: purgedSeq)
+            return DatabaseChangesPage(zones: page, databaseSeq: seq, moreComing: more, purgedSeq: purgedSeq, currentSeq: current)
         }
     }
 

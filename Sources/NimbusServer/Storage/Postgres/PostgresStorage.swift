@@ -226,7 +226,12 @@ extension PostgresStorage {
                     }
                     finish(.success(result), onlyIfNotStarted: false)
                 } catch {
-                    finish(.failure(error), onlyIfNotStarted: false)
+                    // A failure before `body` started is the pool's (no connection could be
+                    // opened, a tripped circuit breaker): an outage, whatever its type.
+                    let leased = state.withLockedValue { $0.started }
+                    finish(
+                        .failure(leased ? error : WireError(.serviceUnavailable, "No database connection could be opened; retry shortly.", retryAfter: 1)),
+                        onlyIfNotStarted: false)
                 }
             }
             Task {

@@ -3,7 +3,7 @@ import GRDB
 import NimbusWire
 
 extension SQLiteStorage {
-    package func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64) async throws {
+    package func recordAssetUpload(container: String, checksum: String, size: Int64, userID: Int64, now: Int64, defaultQuotaBytes: Int64) async throws {
         try await pool.write { db in
             let known = try Row.fetchOne(
                 db, sql: "SELECT 1 FROM assets WHERE container = ? AND checksum = ? AND user_id = ?",
@@ -13,6 +13,12 @@ extension SQLiteStorage {
                     sql: "UPDATE assets SET uploaded_at = ? WHERE container = ? AND checksum = ? AND user_id = ?",
                     arguments: [now, container, checksum, userID])
                 return
+            }
+            // The single writer serializes uploads, so this check sees every earlier charge.
+            if let account = try Row.fetchOne(db, sql: "SELECT used_bytes, quota_bytes FROM users WHERE id = ?", arguments: [userID]) {
+                let used: Int64 = account["used_bytes"]
+                let quota: Int64 = account["quota_bytes"] ?? defaultQuotaBytes
+                if used + size > quota { throw StorageErrors.quotaExceeded(used: used, adding: size, quota: quota) }
             }
             try db.execute(
                 sql: "INSERT INTO assets(container, checksum, user_id, size, uploaded_at) VALUES (?, ?, ?, ?, ?)",

@@ -36,14 +36,23 @@ extension SQLiteStorage {
         }
     }
 
-    package func zoneChanges(_ zone: ZoneKey, afterSeq: Int64, limit: Int) async throws -> ZoneChangesPage {
+    package func zoneChanges(_ zone: ZoneKey, afterSeq: Int64, limit: Int, maximumBytes: Int64) async throws -> ZoneChangesPage {
         try await pool.read { db in
             guard let state = try Self.liveZone(db, zone) else { throw StorageErrors.zoneNotFound(zone) }
-            let rows = try Row.fetchAll(
+            // A cursor, so that rows past the byte bound are never decoded.
+            let cursor = try Row.fetchCursor(
                 db, sql: "SELECT * FROM records WHERE zone_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-                arguments: [state.rowID, afterSeq, limit + 1])
-            let more = rows.count > limit
-            return ZoneChangesPage(zone: state, records: try rows.prefix(limit).map(Self.storedRecord), moreComing: more)
+                arguments: [state.rowID, afterSeq, limit + 1]
+            ).map(Self.storedRecord)
+            var rows: [StoredRecord] = []
+            var bytes: Int64 = 0
+            while rows.count <= limit, rows.isEmpty || bytes < maximumBytes, let row = try cursor.next() {
+                rows.append(row)
+                bytes += row.size + Int64(row.recordName.utf8.count)
+            }
+            let more = try rows.count > limit || (cursor.next() != nil)
+            let page = ZoneChangesPage.bounded(rows, limit: limit, maximumBytes: maximumBytes)
+            return ZoneChangesPage(zone: state, records: page.records, moreComing: page.moreComing || more)
         }
     }
 

@@ -74,7 +74,8 @@ extension SQLiteStorage {
             let more = rows.count > limit
             let page = rows.prefix(limit)
             let seq = more ? (page.last?.databaseSeq ?? afterSeq) : max(current, afterSeq)
-            return DatabaseChangesPage(zones: Array(page), databaseSeq: seq, moreComing: more, purgedSeq: position?["purged_seq"] ?? 0)
+            return DatabaseChangesPage(
+                zones: Array(page), databaseSeq: seq, moreComing: more, purgedSeq: position?["purged_seq"] ?? 0, currentSeq: current)
         }
     }
 
