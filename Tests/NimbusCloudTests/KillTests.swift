@@ -38,7 +38,7 @@ struct KillTests {
         let count = 3000
         do {
             let container = PersistentContainer(name: "a", managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
-            var description = PersistentStoreDescription(url: URL(fileURLWithPath: a).appendingPathComponent("Store.sqlite"))
+            var description = PersistentStoreDescription(url: URL(fileURLWithPath: try SyncServer.storePath(a)))
             description.persistentHistoryTracking = true
             container.persistentStoreDescriptions = [description]
             try await container.loadPersistentStores()
@@ -75,7 +75,7 @@ struct KillTests {
         }
         #expect(names.count == count)
         for directory in [a, b] {
-            let file = try DatabaseFile(URL(fileURLWithPath: directory).appendingPathComponent("Store.sqlite"))
+            let file = try DatabaseFile(URL(fileURLWithPath: try SyncServer.storePath(directory)))
             #expect(try file.int("SELECT count(*) FROM ZPOST") == count)
             #expect(try file.int("SELECT count(DISTINCT ZTITLE) FROM ZPOST") == count)
             #expect(try file.string("PRAGMA integrity_check") == "ok")

@@ -72,7 +72,7 @@ struct StoreOptionsTests {
         let (a, _) = try Self.devices(server)
         try SyncServer.check(SyncServer.run(["store", "insert", a, "Post", "title=kept"]))
         try SyncServer.check(SyncServer.run(["device", "sync", a]))
-        let source = URL(fileURLWithPath: a).appendingPathComponent("Store.sqlite").path
+        let source = try SyncServer.storePath(a)
         let copy = server.folder.url.appendingPathComponent("backup.sqlite").path
         try SyncServer.check(SyncServer.run(["store", "copy", source, copy, "--strip-cloud-metadata"]))
         #expect(try Self.posts(copy) == ["kept"])

@@ -106,3 +106,18 @@ struct AuthTests {
         #expect(try await alice.send(.GET, alice.databasePath + "/zones").status == 200)
     }
 }
+
+@Suite("Who a token belongs to", .stopsServers)
+struct AccountRouteTests {
+    @Test("GET …/account names the token's user and device; without a token it is 401")
+    func account() async throws {
+        let server = try await TestServer.start(.sqlite)
+        let phone = try await server.user("alice", device: "phone")
+        let reply = try await phone.send(.GET, "/v1/containers/app/account")
+        #expect(reply.status == 200)
+        let account = try reply.decode(AccountResponse.self)
+        #expect(account == AccountResponse(userName: "alice", deviceID: "phone"))
+        let anonymous = TestClient(baseURL: server.baseURL, token: nil, container: "app")
+        #expect(try await anonymous.send(.GET, "/v1/containers/app/account").status == 401)
+    }
+}

@@ -86,7 +86,7 @@ struct OpenAPITests {
         let documented = Set(try Self.documentedOperations().keys)
         let registered = Set(ServerRoutes.all.map { "\($0.method) \($0.path)" })
         #expect(documented == registered)
-        #expect(documented.count == 16)
+        #expect(documented.count == 17)
     }
 
     @Test("every operation answers only with statuses the document declares, and is routed")
@@ -106,6 +106,8 @@ struct OpenAPITests {
         let db = "/v1/containers/{container}/databases/{database}"
         check("GET", "/health", try await alice.send(.GET, "/health"))
         check("GET", "/metrics", try await alice.send(.GET, "/metrics"))
+        check("GET", "/v1/containers/{container}/account", try await alice.send(.GET, "/v1/containers/app/account"))
+        check("GET", "/v1/containers/{container}/account", try await anonymous.send(.GET, "/v1/containers/app/account"))
         check("GET", db + "/zones", try await alice.send(.GET, alice.databasePath + "/zones"))
         check("GET", db + "/zones", try await anonymous.send(.GET, alice.databasePath + "/zones"))
         check("PUT", db + "/zones/{zone}", try await alice.send(.PUT, alice.zonePath("z")))

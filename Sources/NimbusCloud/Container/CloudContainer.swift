@@ -27,6 +27,16 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
     /// Whether mirroring runs by itself (after saves, on push, at launch). When false, only
     /// ``syncNow()`` syncs (scripts and tests drive it).
     public var automaticallySyncs = true
+    /// Who is signed in. With a provider, each mirrored store description names one store
+    /// URL, and the container keeps a store per account plus a local store for "no account",
+    /// swapping them as the account changes (see ``switchAccount(to:)``).
+    public var accountProvider: (any AccountProvider)?
+    /// Whether loading returns at once on the local store and swaps in the account's store
+    /// when it is ready (as Core Data's iCloud stores did); when false the account's store is
+    /// loaded directly.
+    public var setsUpAccountStoresAsynchronously = true
+    /// Whether the local store is read-only while no account is signed in.
+    public var isReadOnlyWithoutAccount = false
     /// The author of the transactions that imports write (they are never exported back).
     public static let importAuthor = "NimbusCloud.import"
 
@@ -35,6 +45,21 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
         var engines: [MirrorEngine] = []
         var subscribers: [UUID: AsyncStream<CloudEvent>.Continuation] = [:]
         var resolvers: [String: ConflictResolver] = [:]
+        var accounts = AccountState()
+    }
+
+    var accountState: AccountState {
+        get { state.withLock { $0.accounts } }
+        set { state.withLock { $0.accounts = newValue } }
+    }
+
+    /// Stops and forgets the engine of a store about to be removed.
+    func removeEngine(for store: PersistentStore) async {
+        let engine = state.withLock { state -> MirrorEngine? in
+            guard let index = state.engines.firstIndex(where: { $0.mirror.store === store }) else { return nil }
+            return state.engines.remove(at: index)
+        }
+        await engine?.stop()
     }
 
     /// Overrides how conflicts of an entity's properties resolve (by default the later edit
@@ -76,10 +101,16 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
 
     private func loadStores() throws {
         var problems: [CloudError] = []
+        var templates: [PersistentStoreDescription] = []
         for description in persistentStoreDescriptions {
+            if accountProvider != nil, description.cloudContainerOptions != nil {
+                templates.append(description)   // one store per account, see CloudContainer+Accounts
+                continue
+            }
             let store = try persistentStoreCoordinator.addPersistentStore(with: Self.prepared(description))
             do { try mirror(store) } catch let error as CloudError { problems.append(error) }
         }
+        if !templates.isEmpty { try loadAccountStores(templates) }
         if let problem = problems.first { throw problem }
     }
 
@@ -105,7 +136,7 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
         return description
     }
 
-    private func mirror(_ store: PersistentStore) throws {
+    func mirror(_ store: PersistentStore) throws {
         guard let options = store.storeDescription.cloudContainerOptions else { return }
         guard store.type == .sqlite, !store.isReadOnly else {
             throw CloudError(.invalidConfiguration, "only writable SQLite stores mirror; \(store.url?.path ?? store.identifier) is not one")
@@ -228,7 +259,7 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
         return stream
     }
 
-    private func post(_ event: CloudEvent) {
+    func post(_ event: CloudEvent) {
         for continuation in state.withLock({ Array($0.subscribers.values) }) { continuation.yield(event) }
         NotificationCenter.default.post(name: CloudEvent.notification, object: self, userInfo: [CloudEvent.userInfoKey: event])
     }

@@ -10,6 +10,8 @@ import NimbusWire
 public protocol CloudTransport: Sendable {
     /// Checks that the server is reachable and speaks this protocol version.
     func checkServer() async throws
+    /// Who the transport's token belongs to.
+    func account() async throws -> AccountResponse
     /// Creates a zone if it does not exist.
     func createZone(_ zone: ZoneID) async throws
     /// Deletes a zone and every record in it (every device drops its replica).

@@ -66,6 +66,11 @@ public struct HTTPTransport: CloudTransport {
         }
     }
 
+    public func account() async throws -> AccountResponse {
+        let path = "\(NimbusWire.pathPrefix)/containers/\(Self.escape(options.containerIdentifier))/account"
+        return try decode(AccountResponse.self, try await call(.GET, path, body: nil), path: path)
+    }
+
     public func createZone(_ zone: ZoneID) async throws {
         _ = try await call(.PUT, zonePath(zone), body: nil)
     }

@@ -62,6 +62,7 @@ public struct NimbusServerApp: Sendable {
         OperationsRoutes(services: services).register(on: router)
         let containers = router.group("\(NimbusWire.pathPrefix)/containers/:container").add(middleware: AuthMiddleware(authenticator: services.authenticator))
         AssetRoutes(services: services).register(on: containers)
+        AccountRoutes(services: services).register(on: containers)
         let database = containers.group("databases/:database")
         ZoneRoutes(services: services).register(on: database)
         RecordRoutes(services: services).register(on: database)

@@ -4,6 +4,7 @@ package enum ServerRoutes {
     package static let all: [(method: String, path: String)] = [
         ("GET", "/health"),
         ("GET", "/metrics"),
+        ("GET", "/v1/containers/{container}/account"),
         ("GET", "/v1/containers/{container}/databases/{database}/zones"),
         ("PUT", "/v1/containers/{container}/databases/{database}/zones/{zone}"),
         ("DELETE", "/v1/containers/{container}/databases/{database}/zones/{zone}"),

@@ -9,7 +9,7 @@ struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
         abstract: "Make and sync devices: folders holding a mirrored store, its model and its sync metadata.",
-        subcommands: [Init.self, Sync.self, Status.self, Rebuild.self, Erase.self])
+        subcommands: [Init.self, Sync.self, Status.self, Login.self, Logout.self, Switch.self, Rebuild.self, Erase.self])
 }
 
 extension DeviceCommand {
@@ -45,10 +45,11 @@ extension DeviceCommand {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
                 try encoder.encode(managedObjectModel).write(to: folder.appendingPathComponent("model.json"))
-                let configuration = DeviceFolder.Configuration(server: serverURL, token: token, container: container, database: scope,
+                let configuration = DeviceFolder.Configuration(server: serverURL, container: container, database: scope,
                                                                localConfigurations: Array(locals).sorted())
                 try encoder.encode(configuration).write(to: folder.appendingPathComponent("device.json"))
                 let device = try DeviceFolder(path: directory)
+                try device.accounts.signIn(await device.account(for: token))
                 let cloud = try device.openContainer()
                 let status = try cloud.syncStatus()
                 if json { print(try StatusJSON.encode(status)) } else {
@@ -156,5 +157,64 @@ extension DeviceCommand {
                 print("erased: the server's zone is empty; other devices remove their replicas at their next sync")
             }
         }
+    }
+}
+
+extension DeviceCommand {
+    /// `nimbus device login <dir> --token T`.
+    struct Login: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sign the device in: the account's stores replace the local ones (local data moves into the account on first sign-in).")
+
+        @Argument(help: "The device folder.") var directory: String
+        @Option(help: "The device's token for the account.") var token: String
+
+        func run() async throws {
+            try await reportingErrors { try await DeviceCommand.signIn(directory, token: token, verb: "signed in") }
+        }
+    }
+
+    /// `nimbus device switch <dir> --token T`.
+    struct Switch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Switch the device to another account (the previous account's unsent edits stay for its return).")
+
+        @Argument(help: "The device folder.") var directory: String
+        @Option(help: "The device's token for the other account.") var token: String
+
+        func run() async throws {
+            try await reportingErrors { try await DeviceCommand.signIn(directory, token: token, verb: "switched") }
+        }
+    }
+
+    /// `nimbus device logout <dir>`.
+    struct Logout: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sign the device out: the account's data leaves it (kept until uploaded), the local stores return.")
+
+        @Argument(help: "The device folder.") var directory: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let device = try DeviceFolder(path: directory)
+                let accounts = device.accounts
+                let container = try device.openContainer(accounts: accounts)
+                let previous = container.loadedAccountIdentifier
+                try accounts.signOut()
+                try await container.switchAccount(to: nil)
+                print("signed out" + (previous.map { " of \($0)" } ?? "") + "; using local storage")
+            }
+        }
+    }
+
+    static func signIn(_ directory: String, token: String, verb: String) async throws {
+        let device = try DeviceFolder(path: directory)
+        let account = try await CloudAccount.verify(token: token, server: device.configuration.server,
+                                                    containerIdentifier: device.configuration.container)
+        let accounts = device.accounts
+        let container = try device.openContainer(accounts: accounts)
+        try accounts.signIn(account)
+        try await container.switchAccount(to: account)
+        print("\(verb): \(account.identifier)")
     }
 }

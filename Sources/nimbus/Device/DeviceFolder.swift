@@ -9,7 +9,6 @@ struct DeviceFolder {
     /// `device.json`.
     struct Configuration: Codable {
         var server: URL
-        var token: String
         var container: String
         var database: DatabaseScope = .private
         var zone: String = CloudContainerOptions.defaultZoneName
@@ -42,9 +41,11 @@ struct DeviceFolder {
     }
 
     /// The store descriptions: one per configuration (or one store when the model has none).
+    /// Mirrored stores are per account: the container keeps their files under
+    /// `<Config>.nimbus/accounts/<user>/` and `<Config>.nimbus/local/`.
     var descriptions: [PersistentStoreDescription] {
         let options = CloudContainerOptions(serverURL: configuration.server, containerIdentifier: configuration.container,
-                                            databaseScope: configuration.database, token: configuration.token, zoneName: configuration.zone)
+                                            databaseScope: configuration.database, token: "", zoneName: configuration.zone)
         let names = model.configurations.keys.sorted()
         if names.isEmpty {
             var description = PersistentStoreDescription(url: url.appendingPathComponent("Store.sqlite"))
@@ -59,12 +60,28 @@ struct DeviceFolder {
         }
     }
 
-    /// Opens the device's container (syncing only when asked).
-    func openContainer() throws -> CloudContainer {
+    /// The device's saved credentials (`account.json`).
+    var accounts: SavedAccountProvider { SavedAccountProvider(file: url.appendingPathComponent("account.json")) }
+
+    /// Opens the device's container on the signed-in account's stores (syncing only when asked).
+    func openContainer(accounts: SavedAccountProvider? = nil) throws -> CloudContainer {
         let container = CloudContainer(name: url.lastPathComponent, managedObjectModel: model)
         container.automaticallySyncs = false
+        container.accountProvider = accounts ?? self.accounts
+        container.setsUpAccountStoresAsynchronously = false
         container.persistentStoreDescriptions = descriptions
         try container.loadPersistentStores()
         return container
+    }
+
+    /// The account a token belongs to, asked of the server; a server that can't be reached
+    /// or refuses the token leaves the account unverified (named after the token), so that
+    /// a device can be made offline.
+    func account(for token: String) async -> CloudAccount {
+        if let account = try? await CloudAccount.verify(token: token, server: configuration.server, containerIdentifier: configuration.container) {
+            return account
+        }
+        let digest = token.utf8.reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 }
+        return CloudAccount(identifier: "unverified-" + String(digest, radix: 16), token: token)
     }
 }

@@ -34,6 +34,7 @@ final class FaultyTransport: CloudTransport, Sendable {
     }
 
     func checkServer() async throws { try await base.checkServer() }
+    func account() async throws -> AccountResponse { try await base.account() }
     func createZone(_ zone: ZoneID) async throws { try await base.createZone(zone) }
     func deleteZone(_ zone: ZoneID) async throws { try await base.deleteZone(zone) }
 

@@ -41,10 +41,19 @@ final class SyncServer: @unchecked Sendable {
         return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
     }
 
-    init(devices: Int = 2, user: String = "alice") async throws {
+    /// A token for each other user (one device each).
+    private(set) var otherTokens: [String: String] = [:]
+
+    init(devices: Int = 2, user: String = "alice", otherUsers: [String] = []) async throws {
         folder = try TemporaryDirectory()
         let data = folder.url.appendingPathComponent("server").path
         try Self.check(Self.run(["users", "add", user, "--data-dir", data]))
+        for other in otherUsers {
+            try Self.check(Self.run(["users", "add", other, "--data-dir", data]))
+            let result = try Self.run(["tokens", "create", "--user", other, "--device", "device", "--data-dir", data])
+            try Self.check(result)
+            otherTokens[other] = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         var tokens: [String] = []
         for index in 0..<devices {
             let result = try Self.run(["tokens", "create", "--user", user, "--device", "device\(index)", "--data-dir", data])
@@ -98,4 +107,15 @@ final class SyncServer: @unchecked Sendable {
 struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+extension SyncServer {
+    /// The file of a device folder's (first) mirrored store, from `nimbus device status --json`.
+    static func storePath(_ directory: String) throws -> String {
+        let result = try run(["device", "status", directory, "--json"])
+        try check(result)
+        guard let stores = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]],
+              let path = stores.first?["storePath"] as? String else { throw TestFailure("no store in \(result.output)") }
+        return path
+    }
 }
