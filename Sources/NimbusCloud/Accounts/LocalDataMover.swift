@@ -11,11 +11,20 @@ struct LocalDataMover {
     func move() throws {
         var copies: [ManagedObjectID: ManagedObject] = [:]
         var originals: [ManagedObject] = []
+        // Objects a move interrupted by a crash already copied (the account store records
+        // each copy in the transaction that writes it): they are only deleted here now.
+        let moved = try to.readTransaction { db -> Set<Int64> in
+            guard try db.tableExists("ANIMBUSCLOUDMOVED") else { return [] }
+            return Set(try Int64.fetchAll(db, sql: "SELECT ZKEY FROM ANIMBUSCLOUDMOVED WHERE ZSTORE = ?", arguments: [from.identifier]))
+        }
+        var movedNow: [(Int64, ManagedObjectID)] = []
+        var twins = try accountObjectsByKey()
         for entity in from.entities where !entity.isAbstract {
             let request = FetchRequest<ManagedObject>(entityName: entity.name)
             for object in try context.fetch(request) where object.entity === entity && object.objectID.storeIdentifier == from.identifier {
                 originals.append(object)
-                if let twin = try twin(of: object) {
+                if moved.contains(Self.key(object.objectID)) { continue }
+                if let key = Self.uniqueKey(of: object), let twin = twins[key] {
                     copies[object.objectID] = twin
                     continue
                 }
@@ -26,6 +35,8 @@ struct LocalDataMover {
                     copy.setValue(object.primitiveValue(forKey: attribute.name) ?? .null, forKey: attribute.name)
                 }
                 copies[object.objectID] = copy
+                if let key = Self.uniqueKey(of: copy) { twins[key] = copy }
+                movedNow.append((Self.key(object.objectID), copy.objectID))
             }
         }
         guard !originals.isEmpty else { return }
@@ -41,21 +52,43 @@ struct LocalDataMover {
                 }
             }
         }
+        // The copies and their marks commit together; then the originals go.
+        let store = from.identifier
+        let marks = movedNow.map(\.0)
+        try context.save(in: to) { db, _ in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS ANIMBUSCLOUDMOVED (ZSTORE TEXT NOT NULL, ZKEY INTEGER NOT NULL, PRIMARY KEY (ZSTORE, ZKEY))")
+            for key in marks {
+                try db.execute(sql: "INSERT OR IGNORE INTO ANIMBUSCLOUDMOVED (ZSTORE, ZKEY) VALUES (?, ?)", arguments: [store, key])
+            }
+        }
         for object in originals { context.delete(object) }
         try context.save()
     }
 
-    /// The object of the account's store with the same unique key, if the entity has one.
-    private func twin(of object: ManagedObject) throws -> ManagedObject? {
-        guard let constraint = object.entity.rootEntity.uniquenessConstraints.first, !constraint.isEmpty else { return nil }
-        var arguments: [Any?] = []
-        for key in constraint {
-            guard let attribute = object.entity.attributesByName[key] else { return nil }
-            arguments += [key, (object.primitiveValue(forKey: key) ?? .null).anyValue(for: attribute.type)]
+    /// An object's key in the local store: entity number in the high bits, primary key below.
+    static func key(_ id: ManagedObjectID) -> Int64 {
+        Int64(id.entity.entityNumber) << 40 | id.primaryKey
+    }
+
+    /// The account store's objects of entities with a uniqueness constraint, by unique key,
+    /// read once (a fetch per object would test every pending copy each time).
+    private func accountObjectsByKey() throws -> [String: ManagedObject] {
+        var result: [String: ManagedObject] = [:]
+        var roots = Set<String>()
+        for entity in to.entities where !(entity.rootEntity.uniquenessConstraints.first ?? []).isEmpty {
+            guard roots.insert(entity.rootEntity.name).inserted else { continue }
+            for object in try context.fetch(FetchRequest<ManagedObject>(entityName: entity.rootEntity.name))
+            where object.objectID.storeIdentifier == to.identifier {
+                if let key = Self.uniqueKey(of: object) { result[key] = object }
+            }
         }
-        var request = FetchRequest<ManagedObject>(entityName: object.entity.rootEntity.name)
-        request.predicate = try QueryPredicate(format: Array(repeating: "%K == %@", count: constraint.count).joined(separator: " AND "),
-                                               argumentArray: arguments)
-        return try context.fetch(request).first { $0.objectID.storeIdentifier == to.identifier }
+        return result
+    }
+
+    /// The entity hierarchy and the values of its first uniqueness constraint, as text.
+    static func uniqueKey(of object: ManagedObject) -> String? {
+        guard let constraint = object.entity.rootEntity.uniquenessConstraints.first, !constraint.isEmpty else { return nil }
+        let values = constraint.map { String(describing: object.primitiveValue(forKey: $0) ?? .null) }
+        return ([object.entity.rootEntity.name] + values).joined(separator: "\u{1F}")
     }
 }

@@ -77,14 +77,16 @@ extension CloudContainer {
         NotificationCenter.default.post(name: Self.storesWillChangeNotification, object: self,
                                         userInfo: [Self.storesUserInfoKey: current.stores])
         for store in current.stores {
+            let mirror = engines.first(where: { $0.mirror.store === store })?.mirror
+            // A sync in flight (an export or import) ends before its store goes.
+            await removeEngine(for: store)
             var pending = 0
-            if let mirror = engines.first(where: { $0.mirror.store === store })?.mirror {
+            if let mirror {
                 pending = try store.writeTransaction { db in
                     try mirror.capture.capture(db)
                     return try SyncMetadata.pendingCount(db)
                 }
             }
-            await removeEngine(for: store)
             try persistentStoreCoordinator.removePersistentStore(store)
             // The account's data leaves the device, once everything in it is on the server.
             if store.storeDescription.cloudContainerOptions != nil, pending == 0, let url = store.url {

@@ -59,7 +59,7 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
             guard let index = state.engines.firstIndex(where: { $0.mirror.store === store }) else { return nil }
             return state.engines.remove(at: index)
         }
-        await engine?.stop()
+        await engine?.quiesce()
     }
 
     /// Overrides how conflicts of an entity's properties resolve (by default the later edit

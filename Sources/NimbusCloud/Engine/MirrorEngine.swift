@@ -235,6 +235,13 @@ actor MirrorEngine {
         wake.yield()
     }
 
+    /// Stops syncing by itself and waits for the sync running now to end (before the store
+    /// is removed).
+    func quiesce() async {
+        stop()
+        _ = try? await running?.value
+    }
+
     func stop() {
         loop?.cancel()
         push?.cancel()

@@ -57,6 +57,16 @@ final class Device: @unchecked Sendable {
         try container.loadPersistentStores()
     }
 
+    private init(container: CloudContainer, folder: TemporaryDirectory) {
+        self.container = container
+        self.folder = folder
+    }
+
+    /// A device over a container made elsewhere (its transport has no faults to inject).
+    static func wrapping(_ container: CloudContainer, folder: TemporaryDirectory) -> Device {
+        Device(container: container, folder: folder)
+    }
+
     /// Runs `block` on a new background context and saves.
     func edit(_ block: @escaping @Sendable (ManagedObjectContext) throws -> Void) async throws {
         let context = container.newBackgroundContext()
