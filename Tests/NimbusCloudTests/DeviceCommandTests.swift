@@ -51,10 +51,11 @@ struct DeviceCommandTests {
         #expect(try SyncServer.run(["device", "status", a, "--json"]).output.contains("\"pendingUploads\" : 1"))
     }
 
-    @Test("nimbus demo converges")
+    @Test("nimbus demo --accounts converges and keeps accounts apart")
     func demo() throws {
-        let result = try SyncServer.run(["demo"])
+        let result = try SyncServer.run(["demo", "--accounts"])
         #expect(result.status == 0, "\(result.output)\n\(result.error)")
         #expect(result.output.contains("both replicas hold the same data"))
+        #expect(result.output.contains("accounts: the post written before signing out reached"))
     }
 }

@@ -11,6 +11,7 @@ struct Demo: AsyncParsableCommand {
         abstract: "Two devices sync the seeds' sample app through an embedded server, one of them offline for a while.")
 
     @Flag(help: "Print every sync event.") var verbose = false
+    @Flag(help: "Also show accounts: a sign-out with an unsent edit, another account, and the return.") var accounts = false
 
     func run() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nimbus-demo-\(UUID().uuidString)")
@@ -22,6 +23,8 @@ struct Demo: AsyncParsableCommand {
         var configuration = ServerConfiguration(dataDirectory: folder.appendingPathComponent("server").path, port: 0)
         configuration.host = "127.0.0.1"
         _ = try await ServerAdministration.addUser(configuration: configuration, name: "ada", quotaBytes: nil)
+        _ = try await ServerAdministration.addUser(configuration: configuration, name: "grace", quotaBytes: nil)
+        let graceToken = try await ServerAdministration.createToken(configuration: configuration, userName: "grace", device: "phone", expiresInSeconds: nil)
         let phoneToken = try await ServerAdministration.createToken(configuration: configuration, userName: "ada", device: "phone", expiresInSeconds: nil)
         let laptopToken = try await ServerAdministration.createToken(configuration: configuration, userName: "ada", device: "laptop", expiresInSeconds: nil)
         var logger = Logger(label: "nimbus.demo.server")
@@ -101,6 +104,10 @@ struct Demo: AsyncParsableCommand {
         }
         step("both replicas hold the same data: the title from the phone, the content and tag from the laptop, the tag removal from the phone")
         await phone.close()
+        if accounts {
+            try await DemoAccounts(folder: folder, server: serverURL, model: model, adaToken: phoneToken, graceToken: graceToken,
+                                   laptop: laptop, step: step).run()
+        }
         await laptop.close()
     }
 }
