@@ -17,6 +17,9 @@ public struct SearchIndexUpdate: Sendable, Hashable {
     public var transactionNumber: Int64 = 0
     /// Whether nothing ran because indexing is paused.
     public var paused = false
+
+    /// An update that did nothing yet.
+    public init() {}
 }
 
 extension SearchIndexer {
@@ -104,7 +107,8 @@ extension SearchIndexer {
             if try SearchIndexStorage.cursor(db) == nil { try SearchIndexStorage.setCursor(target, db) }
             return target
         }
-        var update = SearchIndexUpdate(rebuilt: true)
+        var update = SearchIndexUpdate()
+        update.rebuilt = true
         for entity in database.model.entities where !entity.isAbstract && delegate.indexes(entity) {
             var request = FetchRequest<ManagedObjectID>(entityName: entity.name)
             request.includesSubentities = false
