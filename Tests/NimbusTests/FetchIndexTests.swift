@@ -235,4 +235,57 @@ struct FetchIndexTests {
         let count = try DatabaseQueue(path: url.path).read { db in try Int.fetchOne(db, sql: #"SELECT count(*) FROM "Z_PHOTO_BYLOCATION""#) }
         #expect(count == 1)
     }
+
+    @Test("explain(_:) returns the fetch's SQL, arguments and a query plan through the R-tree")
+    func explain() throws {
+        let stack = try TestStack(model: try Self.model())
+        let context = stack.newContext()
+        var request = FetchRequest<ManagedObject>(entityName: "Photo")
+        request.predicate = try QueryPredicate(format: "latitude >= 10 AND latitude <= 20")
+        request.sortDescriptors = [FetchSortDescriptor("title")]
+        let explanation = try #require(try context.performAndWait { try context.explain(request) }.first)
+        #expect(explanation.sql.contains(#"FROM "ZPHOTO" t0 WHERE (t0.Z_PK IN (SELECT id FROM "Z_PHOTO_BYLOCATION" WHERE "ZLATITUDE_MAX" >= ? AND "ZLATITUDE_MIN" <= ?)"#))
+        #expect(explanation.arguments == ["10.0", "20.0", "10", "20"])
+        #expect(explanation.queryPlan.contains { $0.contains("Z_PHOTO_BYLOCATION VIRTUAL TABLE INDEX") })
+        #expect(explanation.storeIdentifier == stack.store.identifier)
+    }
+
+    @Test("a read-only store written before its R-tree was declared is fetched without it, with the same results")
+    func readOnlyWithoutRTree() throws {
+        let folder = try TemporaryDirectory()
+        let url = folder.file("Photos.sqlite")
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try Self.model(indexes: []))
+            try coordinator.addPersistentStore(with: PersistentStoreDescription(url: url))
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+            try context.performAndWait { () throws in
+                _ = try context.insert("Photo", ["title": "In", "latitude": 15.0, "longitude": 0.0])
+                _ = try context.insert("Photo", ["title": "Out", "latitude": 35.0, "longitude": 0.0])
+                try context.save()
+            }
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try Self.model())
+        var description = PersistentStoreDescription(url: url)
+        description.isReadOnly = true
+        try coordinator.addPersistentStore(with: description)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+        try context.performAndWait { () throws in
+            var request = FetchRequest<ManagedObject>(entityName: "Photo")
+            request.predicate = try QueryPredicate(format: "latitude BETWEEN {10, 20}")
+            #expect(try context.fetch(request).map { $0.value(forKey: "title") as? String } == ["In"])
+            #expect(try context.explain(request).first?.sql.contains("Z_PHOTO_BYLOCATION") == false)
+        }
+        #expect(try Self.schemaObjects(url).isEmpty)
+    }
+
+    @Test("a partial index is used by a fetch whose predicate implies its condition")
+    func partialIndexUsed() throws {
+        let stack = try TestStack(model: try Self.model())
+        let context = stack.newContext()
+        var request = FetchRequest<ManagedObject>(entityName: "Photo")
+        request.predicate = try QueryPredicate(format: "views > 100")
+        request.sortDescriptors = [FetchSortDescriptor("views", ascending: false)]
+        let plan = try #require(try context.performAndWait { try context.explain(request) }.first).queryPlan
+        #expect(plan.contains { $0.contains("Z_PHOTO_POPULAR") }, "\(plan)")
+    }
 }
