@@ -43,6 +43,7 @@ extension SearchIndexer {
         guard !isPaused else { update.paused = true; return update }
         let database = store.database
         let modelHash = database.model.versionHash.base64EncodedString()
+        var rebuilds = 0
         while true {
             let (cursor, last, ready, sameModel, continues) = try database.read { db in
                 let cursor = try SearchIndexStorage.cursor(db)
@@ -53,6 +54,12 @@ extension SearchIndexer {
                         try Self.historyContinues(after: cursor, last: last, db))
             }
             guard let cursor, ready, sameModel, continues else {
+                // History purged during a rebuild can ask for another; never loop for ever.
+                rebuilds += 1
+                guard rebuilds <= 3 else {
+                    throw NimbusError(.historyPurgeRefused, "the search index was rebuilt three times and history after it is still incomplete; "
+                        + "stop purging history with ignoresConsumers while the indexer runs, then call indexPendingChanges() again")
+                }
                 let rebuild = try self.rebuild()
                 update.indexed += rebuild.indexed
                 update.rebuilt = true
