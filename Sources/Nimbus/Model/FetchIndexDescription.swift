@@ -59,6 +59,8 @@ public struct FetchIndexDescription: Sendable, Hashable, Codable {
                       collationType: try c.decodeIfPresent(CollationType.self, forKey: .collationType) ?? .binary)
         }
 
+        /// Encodes an element; `collationType` only for R-tree elements, so binary indexes
+        /// encode as before.
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(property, forKey: .property)

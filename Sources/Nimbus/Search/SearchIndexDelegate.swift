@@ -46,14 +46,17 @@ public protocol SearchIndexDelegate: Sendable {
 }
 
 extension SearchIndexDelegate {
+    /// By default: entities with an attribute marked ``AttributeDescription/isIndexedBySpotlight``.
     public func indexes(_ entity: EntityDescription) -> Bool {
         entity.properties.contains { $0.attribute?.isIndexedBySpotlight == true }
     }
 
+    /// By default: ``defaultSearchableItem(for:)``.
     public func searchableItem(for object: ManagedObject) throws -> SearchableItem? {
         try defaultSearchableItem(for: object)
     }
 
+    /// By default: none.
     public func objectIDsToReindex(whenChanged object: ManagedObject) throws -> [ManagedObjectID] { [] }
 
     /// The default entry: the display name property's value and the values of attributes
