@@ -16,4 +16,14 @@ public enum DurabilityModel {
             }
         }
     }
+
+    /// The model of the search-indexer crash test: notes whose `text` is indexed.
+    public static func makeSearch() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription("Note", attributes: [
+                AttributeDescription("number", .integer64, isOptional: false, defaultValue: 0),
+                AttributeDescription("text", .string, isIndexedBySpotlight: true),
+            ]),
+        ])
+    }
 }

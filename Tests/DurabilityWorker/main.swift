@@ -6,9 +6,42 @@ import NimbusTesting
 // Save N inserts batch N with five items (one-to-many with inverse), sets the counter to N,
 // and, when N is a multiple of 4, deletes batch N-2 (its items cascade).
 // Usage: DurabilityWorker <store path>
+//
+// With `search` first (DurabilityWorker search <store path>): save N inserts note N (text
+// "note N common") and, when N is a multiple of 3, deletes note N-1; after each save a search
+// indexer indexes history one transaction per write, printing "indexed N".
 
 /// Writes a line straight to the pipe (no buffering: the parent must see every line).
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+if CommandLine.arguments.count > 2, CommandLine.arguments[1] == "search" {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try DurabilityModel.makeSearch())
+    var description = PersistentStoreDescription(url: URL(fileURLWithPath: CommandLine.arguments[2]))
+    description.persistentHistoryTracking = true
+    try coordinator.addPersistentStore(with: description)
+    let indexer = try SearchIndexer(coordinator: coordinator, batchSize: 1)
+    try indexer.indexPendingChanges()   // the first run builds the index; "ready" comes after
+    let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+    try context.performAndWait {
+        var n = try context.count(for: FetchRequest<ManagedObject>(entityName: "Note")) + 1000
+        say("ready")
+        while true {
+            n += 1
+            let note = try context.insertNewObject(forEntityName: "Note")
+            note.setValue(Int64(n), forKey: "number")
+            note.setValue("note\(n) common", forKey: "text")
+            if n % 3 == 0 {
+                var request = FetchRequest<ManagedObject>(entityName: "Note")
+                request.predicate = .comparison(.init(.keyPath(["number"]), .equal, .constant(.integer(Int64(n - 1)))))
+                for old in try context.fetch(request) { context.delete(old) }
+            }
+            try context.save()
+            context.reset()
+            try indexer.indexPendingChanges()
+            say("indexed \(n)")
+        }
+    }
+}
 let model = try DurabilityModel.make()
 let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
 var description = PersistentStoreDescription(url: URL(fileURLWithPath: CommandLine.arguments[1]))

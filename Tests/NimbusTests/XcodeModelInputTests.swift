@@ -192,4 +192,54 @@ struct XcodeModelInputTests {
             "Note.byTitleLength: fetch index with an element on the expression `length:(title)` is not supported yet; the index was left out",
         ])
     }
+
+    @Test("R-tree fetch indexes, descending elements and Spotlight settings are read from Xcode models")
+    func rTreeAndSpotlight() throws {
+        let model = try XcodeModelFixtures.load("""
+            <entity name="Photo" representedClassName="Photo" spotlightDisplayNameProperty="title" syncable="YES">
+                <attribute name="latitude" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
+                <attribute name="longitude" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
+                <attribute name="takenAt" optional="YES" attributeType="Date"/>
+                <attribute name="title" optional="YES" attributeType="String" spotlightIndexingEnabled="YES"/>
+                <fetchIndex name="byLocation">
+                    <fetchIndexElement property="latitude" type="RTree" order="ascending"/>
+                    <fetchIndexElement property="longitude" type="RTree" order="ascending"/>
+                </fetchIndex>
+                <fetchIndex name="recentFirst">
+                    <fetchIndexElement property="takenAt" type="Binary" order="descending"/>
+                </fetchIndex>
+            </entity>
+            """)
+        let photo = try model.entity(named: "Photo")
+        #expect(photo.fetchIndexes == [
+            FetchIndexDescription(name: "byLocation", elements: [.init("latitude", collationType: .rTree), .init("longitude", collationType: .rTree)]),
+            FetchIndexDescription(name: "recentFirst", elements: [.init("takenAt", ascending: false)]),
+        ])
+        #expect(photo.spotlightDisplayNameProperty == "title")
+        #expect(photo.attributesByName["title"]?.isIndexedBySpotlight == true)
+        #expect(model.unsupportedFeatures.isEmpty)
+    }
+
+    @Test("an R-tree index on an optional or non-numeric attribute in an Xcode model is an invalidModel error")
+    func invalidRTree() throws {
+        let folder = try XcodeModelFixtures.temporaryDirectory()
+        defer { XcodeModelFixtures.remove(folder) }
+        let version = try XcodeModelFixtures.writeVersion(XcodeModelFixtures.document("""
+            <entity name="Photo" representedClassName="Photo" spotlightDisplayNameProperty="caption" syncable="YES">
+                <attribute name="latitude" optional="YES" attributeType="Double"/>
+                <attribute name="title" attributeType="String"/>
+                <fetchIndex name="byLocation">
+                    <fetchIndexElement property="latitude" type="RTree" order="ascending"/>
+                </fetchIndex>
+                <fetchIndex name="byTitle">
+                    <fetchIndexElement property="title" type="RTree" order="ascending"/>
+                </fetchIndex>
+            </entity>
+            """), in: folder)
+        let error = try #require(throws: NimbusError.self) { try ManagedObjectModel(contentsOf: version) }
+        #expect(error.code == .invalidModel)
+        #expect(error.message.contains("fetch index Photo.byLocation: R-tree element latitude is optional"), "\(error.message)")
+        #expect(error.message.contains("fetch index Photo.byTitle: R-tree element title is a string attribute"), "\(error.message)")
+        #expect(error.message.contains("spotlightDisplayNameProperty caption, which is not one of its attributes"), "\(error.message)")
+    }
 }

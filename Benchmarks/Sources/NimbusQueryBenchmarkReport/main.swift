@@ -6,7 +6,8 @@ import QueryScenarios
 // in one process: per contender a warm-up run, then the median of N timed runs
 // (ContinuousClock); prints one Markdown table per scenario with the ratio to the fastest.
 //
-//     swift run -c release NimbusQueryBenchmarkReport [--runs N] [--only indexedFetch|groupByCount|batchUpdate|batchDelete|historyOnSave|historyRead] [--divide 10]
+//     swift run -c release NimbusQueryBenchmarkReport [--runs N] [--only indexedFetch|groupByCount|batchUpdate|batchDelete|historyOnSave|historyRead
+//         |boundingBox10k|boundingBox100k|boundingBox1000k|searchFTS|searchContains|searchIndexing] [--divide 10]
 
 var runsOverride: Int?
 var divisor = 1
@@ -39,7 +40,7 @@ func removeScratch() { try? FileManager.default.removeItem(at: fixtures.scratch.
 do {
     for scenario in QueryScenario.all where only.isEmpty || only.contains(scenario.key) {
         let runs = runsOverride ?? scenario.runs
-        var results: [(name: String, rows: Int, median: Double, min: Double, max: Double)] = []
+        var results: [(name: String, rows: Int, median: Double, min: Double, max: Double, p99: Double)] = []
         for benchmarkCase in try scenario.makeCases(fixtures) {
             var times: [Double] = []
             for iteration in 0...runs {
@@ -48,15 +49,19 @@ do {
                 try benchmarkCase.verify()
                 if iteration > 0 { times.append(milliseconds(elapsed)) }  // iteration 0 warms up
             }
-            results.append((benchmarkCase.contender, benchmarkCase.rows, median(times), times.min()!, times.max()!))
+            let sorted = times.sorted()
+            let p99 = sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
+            results.append((benchmarkCase.contender, benchmarkCase.rows, median(times), times.min()!, times.max()!, p99))
             log("\(scenario.key) / \(benchmarkCase.contender): \(times.map(format).joined(separator: " ")) ms")
         }
         let fastest = results.map(\.median).min()!
         print("### \(scenario.title)\n")
-        print("| contender | size (rows) | time (median of \(runs), ms) | min–max (ms) | ratio to fastest |")
-        print("| --- | ---: | ---: | ---: | ---: |")
+        let p99Header = scenario.percentiles ? " p99 (ms) |" : ""
+        print("| contender | size (rows) | time (median of \(runs), ms) |\(p99Header) min–max (ms) | ratio to fastest |")
+        print("| --- | ---: | ---: |" + (scenario.percentiles ? " ---: |" : "") + " ---: | ---: |")
         for result in results {
-            print("| \(result.name) | \(grouped(result.rows)) | \(format(result.median)) | \(format(result.min))–\(format(result.max)) | \(String(format: "%.2f", result.median / fastest))× |")
+            let p99 = scenario.percentiles ? " \(format(result.p99)) |" : ""
+            print("| \(result.name) | \(grouped(result.rows)) | \(format(result.median)) |\(p99) \(format(result.min))–\(format(result.max)) | \(String(format: "%.2f", result.median / fastest))× |")
         }
         if let target = scenario.target { print("\nTarget: \(target)") }
         print("")

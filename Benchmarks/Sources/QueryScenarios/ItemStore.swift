@@ -69,6 +69,8 @@ public final class QueryFixtures: @unchecked Sendable {
     /// Divides every scenario's rows (1: the published sizes).
     public let divisor: Int
     private var built: [String: URL] = [:]
+    /// Points inside ``PointStore/box`` per fixture size (bounding-box scenarios).
+    var pointsInBox: [Int: Int64] = [:]
     /// The token of the history fixture's first transaction.
     public private(set) var historyToken: PersistentHistoryToken?
 
@@ -77,7 +79,7 @@ public final class QueryFixtures: @unchecked Sendable {
         self.divisor = divisor
     }
 
-    private func fixture(_ name: String, build: (URL) throws -> Void) throws -> URL {
+    func fixture(_ name: String, build: (URL) throws -> Void) throws -> URL {
         if let file = built[name] { return file }
         let file = scratch.newFile(name)
         let clock = ContinuousClock()

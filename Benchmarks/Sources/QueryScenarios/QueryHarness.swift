@@ -30,6 +30,8 @@ public struct QueryScenario {
     public var runs: Int
     /// A sentence under the table: what the target is.
     public var target: String?
+    /// Whether the table adds the 99th percentile (scenarios that run one query per run).
+    public var percentiles = false
     public var makeCases: (QueryFixtures) throws -> [QueryCase]
 }
 

@@ -54,6 +54,7 @@ extension ManagedObjectContext {
         var result = BatchResult()
         for store in try persistentStoreCoordinator.stores(for: entity) {
             var compiler = PredicateSQLCompiler(entity: entity, schema: managedObjectModel.schema)
+            compiler.unavailableRTrees = store.database.unavailableRTrees
             var query = SelectQuery(entity: entity)
             if let predicate = request.predicate { query.condition = try compiler.condition(predicate) }
             query.joins = compiler.joins

@@ -12,6 +12,7 @@ extension ManagedObjectContext {
         var results: [[String: Any]] = []
         for store in try persistentStoreCoordinator.stores(for: entity) {
             var compiler = PredicateSQLCompiler(entity: entity, schema: managedObjectModel.schema)
+            compiler.unavailableRTrees = store.database.unavailableRTrees
             var query = SelectQuery(entity: entity)
             query.includesSubentities = request.includesSubentities
             if let predicate = request.predicate { query.condition = try compiler.condition(predicate) }

@@ -65,6 +65,7 @@ extension ManagedObjectContext {
 
     func selectQuery<Result>(_ request: FetchRequest<Result>, entity: EntityDescription, sliced: Bool) throws -> SelectQuery {
         var compiler = PredicateSQLCompiler(entity: entity, schema: managedObjectModel.schema)
+        compiler.unavailableRTrees = try unavailableRTrees(for: entity)
         var query = SelectQuery(entity: entity)
         query.includesSubentities = request.includesSubentities
         if let predicate = request.predicate { query.condition = try compiler.condition(predicate) }
@@ -76,6 +77,13 @@ extension ManagedObjectContext {
             if request.fetchOffset > 0 { query.offset = request.fetchOffset }
         }
         return query
+    }
+
+    /// R-trees some store of the entity lacks (read-only stores written before the index
+    /// was declared): fetches compare columns directly instead.
+    func unavailableRTrees(for entity: EntityDescription) throws -> Set<String> {
+        guard !managedObjectModel.schema.rTrees.isEmpty else { return [] }
+        return try persistentStoreCoordinator.stores(for: entity).reduce(into: Set<String>()) { $0.formUnion($1.database.unavailableRTrees) }
     }
 
     /// Registered objects of the entity with unsaved changes that a fetch must account for.

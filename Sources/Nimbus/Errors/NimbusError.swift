@@ -21,7 +21,7 @@ public struct NimbusError: Error, Sendable, CustomStringConvertible {
             case storeNotFound, storeAlreadyAdded, readOnlyStore, objectNotFound
             case invalidObjectID, wrongContext, invalidArgument, sqliteError, io, unsupported
             case mergeConflict, inaccessibleFault, invalidToken, historyPurgeRefused
-            case noStores
+            case noStores, invalidSearchQuery
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -76,6 +76,9 @@ public struct NimbusError: Error, Sendable, CustomStringConvertible {
         public static let historyPurgeRefused = Code(.historyPurgeRefused)
         /// An operation needs a persistent store and there is none.
         public static let noStores = Code(.noStores)
+        /// A search query cannot be understood (an unclosed quote, a stray `*`, no words);
+        /// ``NimbusError/column`` points at the problem.
+        public static let invalidSearchQuery = Code(.invalidSearchQuery)
 
         public var description: String { base.rawValue }
     }
@@ -102,7 +105,8 @@ public struct NimbusError: Error, Sendable, CustomStringConvertible {
     public var underlying: (any Error & Sendable)?
     /// For ``Code/validationFailed``: every failing object and property.
     public var validationFailures: [ValidationFailure] = []
-    /// For ``Code/invalidPredicate``: the 1-based column of the offending text.
+    /// For ``Code/invalidPredicate`` and ``Code/invalidSearchQuery``: the 1-based column of
+    /// the offending text.
     public var column: Int?
 
     /// Creates an error.

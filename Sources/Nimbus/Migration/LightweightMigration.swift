@@ -83,16 +83,18 @@ enum LightweightMigration {
         for copy in copiedJoins {
             try db.execute(sql: "INSERT OR IGNORE INTO \(("NIMBUS_MIGRATING_" + copy.new).quotedDatabaseIdentifier) (\(copy.first.quotedDatabaseIdentifier), \(copy.second.quotedDatabaseIdentifier)) SELECT \(copy.oldFirst.quotedDatabaseIdentifier), \(copy.oldSecond.quotedDatabaseIdentifier) FROM \(copy.old.quotedDatabaseIdentifier)")
         }
-        // Swap tables.
+        // Swap tables. R-trees go too: the new model's are rebuilt from the new rows below.
+        for rTree in oldSchema.rTrees where try db.tableExists(rTree.name) {
+            try db.execute(sql: "DROP TABLE \(rTree.name.quotedDatabaseIdentifier)")
+        }
         for table in oldSchema.tables.map(\.name) + oldSchema.joinTables.map(\.name) where try db.tableExists(table) {
             try db.execute(sql: "DROP TABLE \(table.quotedDatabaseIdentifier)")
         }
         for table in newSchema.tables.map(\.name) + newSchema.joinTables.map(\.name) {
             try db.execute(sql: "ALTER TABLE \(("NIMBUS_MIGRATING_" + table).quotedDatabaseIdentifier) RENAME TO \(table.quotedDatabaseIdentifier)")
         }
-        for index in newSchema.indexes {
-            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index.name.quotedDatabaseIdentifier) ON \(index.table.quotedDatabaseIdentifier) (\(index.columns.map(StoreSchema.quotedIndexColumn).joined(separator: ", ")))")
-        }
+        // Indexes (uniqueness and fetch indexes included), R-trees and their triggers.
+        try StoreIndexReconciler.apply(db, schema: newSchema)
         // Keys: each root keeps the highest key its rows had.
         var maxima: [String: Int64] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < 16000") { maxima[row[0]] = row[1] }

@@ -42,6 +42,10 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     public var versionHashModifier: String?
     /// Free-form information from the model editor.
     public var userInfo: [String: String]
+    /// Whether the attribute's text goes into the store's search index (Core Data's
+    /// `isIndexedBySpotlight`; Xcode's "Index in Spotlight"). See ``SearchIndexer``.
+    /// Does not change the version hash.
+    public var isIndexedBySpotlight: Bool
 
     /// Creates an attribute.
     public init(
@@ -60,7 +64,8 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
         valueTransformerName: String? = nil,
         renamingIdentifier: String? = nil,
         versionHashModifier: String? = nil,
-        userInfo: [String: String] = [:]
+        userInfo: [String: String] = [:],
+        isIndexedBySpotlight: Bool = false
     ) {
         self.name = name
         self.type = type
@@ -78,6 +83,7 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
         self.renamingIdentifier = renamingIdentifier
         self.versionHashModifier = versionHashModifier
         self.userInfo = userInfo
+        self.isIndexedBySpotlight = isIndexedBySpotlight
     }
 
     /// Returns why `value` is not valid for this attribute, or nil when it is.
@@ -123,7 +129,7 @@ extension AttributeDescription {
     enum CodingKeys: String, CodingKey {
         case name, type, isOptional, isTransient, defaultValue, minValue, maxValue, minLength, maxLength
         case regularExpression, allowsExternalBinaryDataStorage, preservesValueInHistoryOnDeletion
-        case valueTransformerName, renamingIdentifier, versionHashModifier, userInfo
+        case valueTransformerName, renamingIdentifier, versionHashModifier, userInfo, isIndexedBySpotlight
     }
 
     /// Decodes an attribute; only `name` and `type` are required.
@@ -144,6 +150,30 @@ extension AttributeDescription {
         renamingIdentifier = try c.decodeIfPresent(String.self, forKey: .renamingIdentifier)
         versionHashModifier = try c.decodeIfPresent(String.self, forKey: .versionHashModifier)
         userInfo = try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:]
+        isIndexedBySpotlight = try c.decodeIfPresent(Bool.self, forKey: .isIndexedBySpotlight) ?? false
+    }
+
+    /// Encodes an attribute; `isIndexedBySpotlight` only when set, so models without search
+    /// encode as before.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(type, forKey: .type)
+        try c.encode(isOptional, forKey: .isOptional)
+        try c.encode(isTransient, forKey: .isTransient)
+        try c.encodeIfPresent(defaultValue, forKey: .defaultValue)
+        try c.encodeIfPresent(minValue, forKey: .minValue)
+        try c.encodeIfPresent(maxValue, forKey: .maxValue)
+        try c.encodeIfPresent(minLength, forKey: .minLength)
+        try c.encodeIfPresent(maxLength, forKey: .maxLength)
+        try c.encodeIfPresent(regularExpression, forKey: .regularExpression)
+        try c.encode(allowsExternalBinaryDataStorage, forKey: .allowsExternalBinaryDataStorage)
+        try c.encode(preservesValueInHistoryOnDeletion, forKey: .preservesValueInHistoryOnDeletion)
+        try c.encodeIfPresent(valueTransformerName, forKey: .valueTransformerName)
+        try c.encodeIfPresent(renamingIdentifier, forKey: .renamingIdentifier)
+        try c.encodeIfPresent(versionHashModifier, forKey: .versionHashModifier)
+        try c.encode(userInfo, forKey: .userInfo)
+        if isIndexedBySpotlight { try c.encode(true, forKey: .isIndexedBySpotlight) }
     }
 }
 

@@ -45,6 +45,10 @@ public final class EntityDescription: @unchecked Sendable {
     public let versionHashModifier: String?
     /// Free-form information from the model editor.
     public let userInfo: [String: String]
+    /// The key path whose value names an object in search results (Xcode's
+    /// `spotlightDisplayNameProperty`, Core Data's `coreSpotlightDisplayNameExpression`).
+    /// Does not change the version hash. See ``SearchIndexer``.
+    public let spotlightDisplayNameProperty: String?
 
     // Resolved by the model that owns the entity; constant once the model is built.
     /// The entity number (`Z_ENT`): from 1, alphabetical, each hierarchy depth-first.
@@ -113,7 +117,8 @@ public final class EntityDescription: @unchecked Sendable {
         uniquenessConstraints: [[String]] = [],
         renamingIdentifier: String? = nil,
         versionHashModifier: String? = nil,
-        userInfo: [String: String] = [:]
+        userInfo: [String: String] = [:],
+        spotlightDisplayNameProperty: String? = nil
     ) {
         self.name = name
         self.superentityName = superentityName
@@ -127,6 +132,7 @@ public final class EntityDescription: @unchecked Sendable {
         self.renamingIdentifier = renamingIdentifier
         self.versionHashModifier = versionHashModifier
         self.userInfo = userInfo
+        self.spotlightDisplayNameProperty = spotlightDisplayNameProperty
     }
 
     /// Creates an entity whose properties and indexes come from a builder block.
@@ -136,6 +142,7 @@ public final class EntityDescription: @unchecked Sendable {
         isAbstract: Bool = false,
         class managedObjectClass: ManagedObject.Type = ManagedObject.self,
         uniquenessConstraints: [[String]] = [],
+        spotlightDisplayNameProperty: String? = nil,
         @EntityBuilder _ content: () -> [EntityBuilder.Component]
     ) {
         var attributes: [AttributeDescription] = []
@@ -150,7 +157,7 @@ public final class EntityDescription: @unchecked Sendable {
         }
         self.init(name, parent: superentityName, isAbstract: isAbstract, class: managedObjectClass,
                   attributes: attributes, relationships: relationships, fetchIndexes: indexes,
-                  uniquenessConstraints: uniquenessConstraints)
+                  uniquenessConstraints: uniquenessConstraints, spotlightDisplayNameProperty: spotlightDisplayNameProperty)
     }
 
     /// A fresh, unresolved copy for another model.
@@ -159,7 +166,8 @@ public final class EntityDescription: @unchecked Sendable {
                           className: managedObjectClassName, attributes: declaredAttributes,
                           relationships: declaredRelationships, fetchIndexes: fetchIndexes,
                           uniquenessConstraints: uniquenessConstraints, renamingIdentifier: renamingIdentifier,
-                          versionHashModifier: versionHashModifier, userInfo: userInfo)
+                          versionHashModifier: versionHashModifier, userInfo: userInfo,
+                          spotlightDisplayNameProperty: spotlightDisplayNameProperty)
     }
 
     /// The model the entity belongs to.

@@ -27,6 +27,7 @@ extension ManagedObjectModel: Codable {
         var renamingIdentifier: String?
         var versionHashModifier: String?
         var userInfo: [String: String]?
+        var spotlightDisplayNameProperty: String?
     }
 
     public convenience init(from decoder: any Decoder) throws {
@@ -36,7 +37,7 @@ extension ManagedObjectModel: Codable {
                               attributes: e.attributes ?? [], relationships: e.relationships ?? [],
                               fetchIndexes: e.fetchIndexes ?? [], uniquenessConstraints: e.uniquenessConstraints ?? [],
                               renamingIdentifier: e.renamingIdentifier, versionHashModifier: e.versionHashModifier,
-                              userInfo: e.userInfo ?? [:])
+                              userInfo: e.userInfo ?? [:], spotlightDisplayNameProperty: e.spotlightDisplayNameProperty)
         }
         try self.init(entities: entities, configurations: document.configurations ?? [:],
                       versionIdentifiers: Set(document.versionIdentifiers ?? []))
@@ -54,7 +55,8 @@ extension ManagedObjectModel: Codable {
                        fetchIndexes: e.fetchIndexes.isEmpty ? nil : e.fetchIndexes,
                        uniquenessConstraints: e.uniquenessConstraints.isEmpty ? nil : e.uniquenessConstraints,
                        renamingIdentifier: e.renamingIdentifier, versionHashModifier: e.versionHashModifier,
-                       userInfo: e.userInfo.isEmpty ? nil : e.userInfo)
+                       userInfo: e.userInfo.isEmpty ? nil : e.userInfo,
+                       spotlightDisplayNameProperty: e.spotlightDisplayNameProperty)
             })
         try document.encode(to: encoder)
     }
@@ -68,7 +70,7 @@ extension ManagedObjectModel: Codable {
                               attributes: e.declaredAttributes, relationships: e.declaredRelationships,
                               fetchIndexes: e.fetchIndexes, uniquenessConstraints: e.uniquenessConstraints,
                               renamingIdentifier: e.renamingIdentifier, versionHashModifier: e.versionHashModifier,
-                              userInfo: e.userInfo)
+                              userInfo: e.userInfo, spotlightDisplayNameProperty: e.spotlightDisplayNameProperty)
         }
         return try ManagedObjectModel(entities: entities, configurations: configurations,
                                       versionIdentifiers: versionIdentifiers, unsupportedFeatures: unsupportedFeatures)

@@ -91,6 +91,11 @@ public final class ManagedObjectModel: Sendable {
         }
         self.versionHash = Data(hasher.finalize())
         for entity in entities { entity.model = self }
+        // Partial index predicates compile against the finished model.
+        FetchIndexRules.checkPartialPredicates(of: self, problems: &problems)
+        guard problems.isEmpty else {
+            throw NimbusError(.invalidModel, "the model is not valid: " + problems.joined(separator: "; "))
+        }
     }
 
     /// Builds a model from a block of entities.

@@ -114,10 +114,9 @@ enum ModelResolver {
                     problems.append("uniqueness constraint on \(entity.name) names unknown property \(name)")
                 }
             }
-            for index in entity.fetchIndexes {
-                for element in index.elements where entity.property(named: element.property) == nil {
-                    problems.append("fetch index \(entity.name).\(index.name) names unknown property \(element.property)")
-                }
+            FetchIndexRules.check(entity, problems: &problems)
+            if let display = entity.spotlightDisplayNameProperty, entity.property(named: display)?.attribute == nil {
+                problems.append("entity \(entity.name) names spotlightDisplayNameProperty \(display), which is not one of its attributes")
             }
         }
 
@@ -142,6 +141,10 @@ enum ModelResolver {
             }
         }
         for constraint in entity.uniquenessConstraints { parts.append("u:" + constraint.joined(separator: ",")) }
+        // Indexes leave the hash alone (as in Core Data) unless one carries a modifier.
+        for index in entity.fetchIndexes {
+            if let modifier = index.versionHashModifier { parts.append("i:\(index.name):\(modifier)") }
+        }
         return Data(SHA256.hash(data: Data(parts.joined(separator: "\n").utf8)))
     }
 }

@@ -18,6 +18,9 @@ import GRDB
 /// literals and never add arguments, so select lists and `ORDER BY` can be placed
 /// anywhere around the `WHERE` clause. For example:
 ///
+/// Comparisons that bound attributes of an R-tree fetch index also narrow the rows through
+/// it (``rTreeCondition(_:)``).
+///
 /// ```swift
 /// var compiler = PredicateSQLCompiler(entity: book, schema: model.schema)
 /// let sql = try compiler.condition(QueryPredicate(format: "author.name BEGINSWITH[c] 'a'"))
@@ -81,6 +84,10 @@ struct PredicateSQLCompiler {
     var inlinesConstants = false
     /// Whether `count:`/`sum:`/… of a single value compile to SQL aggregates (select lists, having).
     var allowsGroupAggregates = false
+    /// Whether ``condition(_:)`` narrows rows through the entity's R-tree fetch indexes.
+    var usesRTrees = true
+    /// R-trees the store lacks (see `SQLiteDatabase.unavailableRTrees`).
+    var unavailableRTrees: Set<String> = []
     /// Names of fetched properties and expressions, usable as one-component key paths in a
     /// `HAVING` condition: the SQL of each.
     var resultAliases: [String: String] = [:]
@@ -111,7 +118,8 @@ struct PredicateSQLCompiler {
     mutating func condition(_ predicate: QueryPredicate) throws -> String {
         inlinesConstants = false
         allowsGroupAggregates = false
-        let sql = try compile(predicate)
+        var sql = try compile(predicate)
+        if let rTree = rTreeCondition(predicate) { sql = rTree + " AND " + sql }
         arguments += sql.arguments
         return sql.text
     }

@@ -14,6 +14,9 @@ final class SQLiteDatabase: @unchecked Sendable {
     let insertPlans: [InsertPlan]
     /// Statements seen, when recording is on (for tests that assert the SQL sent).
     let recorder: SQLRecorder?
+    /// R-trees the model declares that this file lacks (a read-only store written before
+    /// they were declared); fetches do not route through them.
+    private(set) var unavailableRTrees: Set<String> = []
 
     private init(writer: any DatabaseWriter, model: ManagedObjectModel, identifier: String, recorder: SQLRecorder?) {
         self.writer = writer
@@ -99,13 +102,51 @@ final class SQLiteDatabase: @unchecked Sendable {
             throw NimbusError.from(error, path: path)
         }
         let identifier: String
+        var unavailableRTrees: Set<String> = []
         if let existing {
             identifier = existing.identifier
+            if description.isReadOnly {
+                unavailableRTrees = try writer.read { db in try StoreIndexReconciler.missingRTrees(db, schema: model.schema) }
+            } else if givenModel != nil {
+                unavailableRTrees = try updateIndexesAndModelCache(writer, model: model, path: path)
+            }
         } else {
             identifier = UUID().uuidString
             try writer.write { db in try StoreSchemaWriter.create(db, model: model, description: description, identifier: identifier) }
         }
-        return SQLiteDatabase(writer: writer, model: model, identifier: identifier, recorder: recorder)
+        let database = SQLiteDatabase(writer: writer, model: model, identifier: identifier, recorder: recorder)
+        database.unavailableRTrees = unavailableRTrees
+        return database
+    }
+
+    /// Creates, changes and drops indexes and R-trees to match the model, and stores the
+    /// model in `Z_MODELCACHE` when it differs from the cached one (index declarations and
+    /// search settings leave the version hash alone), so tools that open the store alone
+    /// see the same indexes. Reads first; writes only when something differs.
+    ///
+    /// A store whose cache is not Nimbus's JSON (one written by Apple's Core Data) is left
+    /// alone; the R-trees it lacks are returned, and fetches do not use them.
+    private static func updateIndexesAndModelCache(_ writer: any DatabaseWriter, model: ManagedObjectModel, path: String) throws -> Set<String> {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let encoded = try encoder.encode(model)
+        do {
+            let (plan, cached, missing) = try writer.read { db in
+                (try StoreIndexReconciler.plan(db, schema: model.schema),
+                 try db.tableExists("Z_MODELCACHE") ? try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1") : nil,
+                 try StoreIndexReconciler.missingRTrees(db, schema: model.schema))
+            }
+            guard cached?.first == UInt8(ascii: "{") else { return missing }
+            guard !plan.isEmpty || cached != encoded else { return [] }
+            try writer.write { db in
+                try StoreIndexReconciler.apply(db, schema: model.schema)
+                try db.execute(sql: "DELETE FROM Z_MODELCACHE")
+                try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [encoded])
+            }
+            return []
+        } catch let error as DatabaseError {
+            throw NimbusError.from(error, path: path)
+        }
     }
 
     /// Runs an inferred lightweight migration in one transaction; on failure the store is

@@ -57,8 +57,11 @@ package struct StoreSchema: Sendable {
     package var joinTables: [JoinTable]
     /// By entity number - 1.
     package var mappings: [EntityMapping]
-    /// Indexes to create: (name, table, columns with order).
-    package var indexes: [(name: String, table: String, columns: [String])]
+    /// B-tree indexes to create: foreign keys, `Z_ENT`, uniqueness constraints, binary
+    /// fetch indexes (see `StoreSchema+Indexes.swift`).
+    package var indexes: [Index]
+    /// R-tree fetch indexes: `rtree` virtual tables kept current by triggers.
+    package var rTrees: [RTree]
 
     /// An index column as SQL: the quoted column name, and ` DESC` when the index
     /// declares it descending (``indexes`` keep it as a suffix of the name).
@@ -212,38 +215,31 @@ package struct StoreSchema: Sendable {
             mappings.append(EntityMapping(table: table.name, storage: storage))
         }
 
-        // Indexes: every foreign key, Z_ENT for hierarchies, and declared fetch indexes.
-        var indexes: [(name: String, table: String, columns: [String])] = []
+        // Indexes: every foreign key, Z_ENT for hierarchies, join tables' reverse direction.
+        var indexes: [Index] = []
         for entity in model.entities {
             let mapping = mappings[entity.entityNumber - 1]
             for (index, property) in entity.properties.enumerated() {
                 guard Self.declaringEntity(of: property.name, in: entity) === entity else { continue }
                 if case let .foreignKey(column, _) = mapping.storage[index] {
-                    indexes.append(("\(mapping.table)_\(column)_INDEX", mapping.table, [column]))
+                    indexes.append(Index(name: "\(mapping.table)_\(column)_INDEX", table: mapping.table, columns: [column]))
                 }
-            }
-            for fetchIndex in entity.fetchIndexes {
-                let columns = fetchIndex.elements.compactMap { element -> String? in
-                    guard let i = entity.propertyIndexes[element.property] else { return nil }
-                    switch mapping.storage[i] {
-                    case let .column(c), let .foreignKey(c, _): return c + (element.ascending ? "" : " DESC")
-                    default: return nil
-                    }
-                }
-                if !columns.isEmpty { indexes.append(("Z_\(entity.name.uppercased())_\(fetchIndex.name.uppercased())", mapping.table, columns)) }
             }
             if entity.superentity == nil, entity.entityNumbersInHierarchy.count > 1 {
-                indexes.append(("\(mapping.table)_Z_ENT_INDEX", mapping.table, ["Z_ENT"]))
+                indexes.append(Index(name: "\(mapping.table)_Z_ENT_INDEX", table: mapping.table, columns: ["Z_ENT"]))
             }
         }
         for join in joinTables {
-            indexes.append(("\(join.name)_\(join.secondColumn)_INDEX", join.name, [join.secondColumn, join.firstColumn]))
+            indexes.append(Index(name: "\(join.name)_\(join.secondColumn)_INDEX", table: join.name, columns: [join.secondColumn, join.firstColumn]))
         }
 
         self.tables = tables
         self.joinTables = joinTables
         self.mappings = mappings
         self.indexes = indexes
+        self.rTrees = []
+        // Declared indexes need the finished mappings (partial predicates compile against them).
+        addDeclaredIndexes(model: model)
     }
 
     /// The entity (itself or an ancestor) that declares a property.

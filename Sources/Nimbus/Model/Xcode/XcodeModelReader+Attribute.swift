@@ -18,11 +18,11 @@ extension XcodeModelReader {
         "name", "attributeType", "optional", "transient", "defaultValueString", "defaultDateTimeInterval",
         "minValueString", "maxValueString", "minDateTimeInterval", "maxDateTimeInterval", "regularExpressionString",
         "allowsExternalBinaryDataStorage", "preserveAfterDeletion", "valueTransformerName", "renamingIdentifier",
-        "elementID", "versionHashModifier", "indexed",
+        "elementID", "versionHashModifier", "indexed", "spotlightIndexingEnabled",
     ]
     /// Handled below with a note of their own.
     private static let reportedAttributeKeys: Set<String> = [
-        "derived", "derivationExpression", "customClassName", "composite", "spotlightIndexingEnabled",
+        "derived", "derivationExpression", "customClassName", "composite",
         "storedInTruthFile", "allowsCloudEncryption",
     ]
     /// `usesScalarValueType` only shapes the Swift code Xcode generates.
@@ -73,6 +73,7 @@ extension XcodeModelReader {
         attribute.valueTransformerName = element["valueTransformerName"]
         attribute.renamingIdentifier = renamingIdentifier(of: element)
         attribute.versionHashModifier = element["versionHashModifier"]
+        attribute.isIndexedBySpotlight = try flag("spotlightIndexingEnabled", of: element, owner: owner) ?? false
         for child in element.children {
             guard child.name == "userInfo" else {
                 noteUnknownChild(child, owner: owner)
@@ -96,9 +97,6 @@ extension XcodeModelReader {
         }
         if let transformer = attribute.valueTransformerName, Self.archivingTransformers.contains(transformer) {
             note("\(owner): value transformer \(transformer) stores keyed archives, which Nimbus cannot decode; register a Codable type under that name (values are stored as JSON)")
-        }
-        if try flag("spotlightIndexingEnabled", of: element, owner: owner) == true {
-            note("\(owner): Spotlight indexing is not supported; it was ignored")
         }
         if try flag("storedInTruthFile", of: element, owner: owner) == true {
             note("\(owner): storing in an external record file is not supported; the value is stored in the store")

@@ -3,18 +3,15 @@ import Foundation
 extension XcodeModelReader {
     private static let entityKeys: Set<String> = [
         "name", "representedClassName", "parentEntity", "isAbstract", "renamingIdentifier", "elementID",
-        "versionHashModifier",
+        "versionHashModifier", "spotlightDisplayNameProperty",
     ]
     /// `syncable` is a leftover of iSync; `codeGenerationType` tells Xcode which Swift files to write.
-    private static let ignoredEntityKeys: Set<String> = ["syncable", "codeGenerationType", "spotlightDisplayNameProperty"]
+    private static let ignoredEntityKeys: Set<String> = ["syncable", "codeGenerationType"]
 
     /// Reads `<entity>` with its properties, indexes, constraints and user info.
     mutating func readEntity(_ element: XcodeXMLElement) throws -> EntityDescription {
         let name = try required("name", of: element, what: "an entity")
         checkKeys(of: element, owner: name, understood: Self.entityKeys, ignored: Self.ignoredEntityKeys)
-        if let property = element["spotlightDisplayNameProperty"] {
-            note("\(name): Spotlight display name property \(property) is not supported; it was ignored")
-        }
         var attributes: [AttributeDescription] = []
         var relationships: [RelationshipDescription] = []
         var fetchIndexes: [FetchIndexDescription] = []
@@ -55,7 +52,8 @@ extension XcodeModelReader {
             attributes: attributes, relationships: relationships, fetchIndexes: fetchIndexes,
             uniquenessConstraints: uniquenessConstraints,
             renamingIdentifier: renamingIdentifier(of: element),
-            versionHashModifier: element["versionHashModifier"], userInfo: userInfo)
+            versionHashModifier: element["versionHashModifier"], userInfo: userInfo,
+            spotlightDisplayNameProperty: element["spotlightDisplayNameProperty"])
     }
 
     /// Xcode writes the inspector's "Renaming ID" as `elementID`; `renamingIdentifier` is
@@ -65,7 +63,8 @@ extension XcodeModelReader {
     }
 
     /// Reads `<fetchIndex name=><fetchIndexElement property= type= order=/></fetchIndex>`;
-    /// nil (with a note) for the kinds Nimbus cannot build yet.
+    /// nil (with a note) for elements on expressions, which Nimbus cannot build yet.
+    /// `type` is `Binary` or `RTree`; the model checks what each may index.
     private mutating func readFetchIndex(_ element: XcodeXMLElement, entity: String) throws -> FetchIndexDescription? {
         let name = try required("name", of: element, what: "a fetch index of \(entity)")
         let owner = "\(entity).\(name)"
@@ -78,9 +77,10 @@ extension XcodeModelReader {
                 continue
             }
             checkKeys(of: child, owner: owner, understood: ["property", "type", "order", "expression", "expressionType"], ignored: [])
+            let collationType: FetchIndexDescription.CollationType
             switch child["type"] ?? "Binary" {
-            case "Binary": break
-            case "RTree": if !unsupported.contains("RTree elements") { unsupported.append("RTree elements") }
+            case "Binary": collationType = .binary
+            case "RTree": collationType = .rTree
             case let other: throw invalid("fetch index \(owner) has type \"\(other)\"; expected Binary or RTree", at: child)
             }
             let ascending: Bool
@@ -90,7 +90,7 @@ extension XcodeModelReader {
             case let other: throw invalid("fetch index \(owner) has order \"\(other)\"; expected ascending or descending", at: child)
             }
             if let property = child["property"] {
-                elements.append(.init(property, ascending: ascending))
+                elements.append(.init(property, ascending: ascending, collationType: collationType))
             } else if let expression = child["expression"] {
                 unsupported.append("an element on the expression `\(expression)`")
             } else {

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import Nimbus
+
+extension StoreCommand {
+    /// `nimbus store explain <store> <Entity> [--predicate P] [--sort KEY[:desc]] [--limit N] [--json]`:
+    /// the SQL a fetch sends and SQLite's query plan, to check that it uses a fetch index.
+    struct Explain: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the SQL a fetch sends and SQLite's query plan for it.",
+            discussion: "A predicate over an R-tree fetch index shows the R-tree's virtual table in the plan.")
+
+        @Argument(help: "The store file.") var store: String
+        @Argument(help: "The entity name.") var entity: String
+        @Option(help: "A predicate in Core Data's format, e.g. \"latitude BETWEEN {40, 50}\".") var predicate: String?
+        @Option(help: "Sort by KEY, KEY:desc or KEY:asc; repeat for more keys.") var sort: [String] = []
+        @Option(help: "The most objects to return.") var limit: Int?
+        @Flag(help: "Print the result as JSON.") var json = false
+
+        func run() throws {
+            try reportingErrors {
+                let session = try StoreSession(path: store, readOnly: true)
+                var request = FetchRequest<ManagedObject>(entityName: entity)
+                request.predicate = try StoreSession.predicate(predicate)
+                request.sortDescriptors = try sort.map(Fetch.sortDescriptor)
+                if let limit {
+                    guard limit >= 0 else { throw CLIError("--limit must be 0 or more") }
+                    request.fetchLimit = limit
+                }
+                let explanations = try session.context.performAndWait { try session.context.explain(request) }
+                if json {
+                    let entries = explanations.map { e -> [String: Any] in
+                        ["sql": e.sql, "arguments": e.arguments, "queryPlan": e.queryPlan, "store": e.storeIdentifier]
+                    }
+                    print(try ObjectJSON.serialize(entries.count == 1 ? entries[0] : entries as Any))
+                    return
+                }
+                for explanation in explanations {
+                    print("SQL: \(explanation.sql)")
+                    if !explanation.arguments.isEmpty { print("arguments: \(explanation.arguments.joined(separator: ", "))") }
+                    print("query plan:")
+                    for line in explanation.queryPlan { print("  \(line)") }
+                }
+            }
+        }
+    }
+}
