@@ -9,7 +9,7 @@ import Testing
 /// CI runs a bounded set of seeds. More:
 /// `NIMBUS_CONVERGENCE_SEEDS=1000 swift test --filter Convergence` (seeds 1…1000, or from
 /// `NIMBUS_CONVERGENCE_FIRST_SEED`); one seed: `NIMBUS_CONVERGENCE_SEED=17`. Also
-/// `NIMBUS_CONVERGENCE_DEVICES` (default 4) and `NIMBUS_CONVERGENCE_ROUNDS` (default 6);
+/// `NIMBUS_CONVERGENCE_DEVICES` (default 4) and `NIMBUS_CONVERGENCE_ROUNDS` (default 8);
 /// `NIMBUS_CONVERGENCE_LOG=1` prints each seed's schedule.
 @Suite("Convergence under faults", .serialized)
 struct ConvergenceTests {

@@ -13,7 +13,7 @@ extension ConvergenceRun {
             process.arguments = ["device", "sync", devices[device]]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            let killAt = Double.random(in: 0..<1, using: &random) < 0.3 ? Duration.milliseconds(Int.random(in: 50...1500, using: &random)) : nil
+            let killAt = Double.random(in: 0..<1, using: &random) < 0.3 ? Duration.milliseconds(Int.random(in: 20...700, using: &random)) : nil
             try process.run()
             running.append((device, process, killAt))
         }

@@ -9,7 +9,7 @@ final class ConvergenceRun: @unchecked Sendable {
     struct Configuration: Sendable {
         var seed: UInt64
         var devices = 4
-        var rounds = 6
+        var rounds = 8
         /// Server processes behind the proxy (more than one needs `postgres`).
         var servers = 1
         var postgres: String?
