@@ -42,17 +42,46 @@ struct ConvergenceTests {
 
     @Test("devices editing through a faulty network, killed mid-sync, with the server killed, converge")
     func convergence() async throws {
+        try await Self.runSeeds(Self.seeds) { Self.configuration($0) }
+    }
+
+    /// The same on PostgreSQL, with two server processes on one database behind the proxy
+    /// (requests alternate between them; each is killed and restarted at random).
+    /// Seeds: `NIMBUS_CONVERGENCE_PG_SEEDS` (default 1, from `NIMBUS_CONVERGENCE_FIRST_SEED`).
+    @Test("devices converge through two server processes on one PostgreSQL database")
+    func convergenceOnPostgres() async throws {
+        guard ConvergencePostgres.binariesPresent else {
+            print("⚠️  convergence on PostgreSQL skipped: no initdb in \(ConvergencePostgres.binDirectory)")
+            return
+        }
+        let first = Self.environment["NIMBUS_CONVERGENCE_FIRST_SEED"].flatMap(UInt64.init) ?? 1
+        let count = Self.environment["NIMBUS_CONVERGENCE_PG_SEEDS"].flatMap(UInt64.init) ?? 1
+        let seeds = Self.environment["NIMBUS_CONVERGENCE_SEED"].flatMap(UInt64.init).map { [$0] } ?? Array(first..<(first + count))
+        var clusters: [ConvergencePostgres] = []
+        defer { for cluster in clusters { cluster.destroy() } }
+        try await Self.runSeeds(seeds) { seed in
+            // A cluster per seed, so that each seed starts from an empty database.
+            let cluster = try ConvergencePostgres()
+            clusters.append(cluster)
+            var configuration = Self.configuration(seed)
+            configuration.servers = 2
+            configuration.postgres = cluster.url
+            return configuration
+        }
+    }
+
+    static func runSeeds(_ seeds: [UInt64], _ configuration: (UInt64) throws -> ConvergenceRun.Configuration) async throws {
         var failing: [UInt64] = []
-        for seed in Self.seeds {
+        for seed in seeds {
             let start = ContinuousClock.now
-            let outcome = try await ConvergenceRun.run(Self.configuration(seed))
-            Self.report(outcome, elapsed: ContinuousClock.now - start)
+            let outcome = try await ConvergenceRun.run(try configuration(seed))
+            report(outcome, elapsed: ContinuousClock.now - start)
             if !outcome.problems.isEmpty {
                 failing.append(seed)
-                print("FAILING SEED \(seed): replay with NIMBUS_CONVERGENCE_SEED=\(seed) swift test --filter Convergence")
+                print("FAILING SEED \(seed) (\(outcome.postgres ? "PostgreSQL" : "SQLite")): replay with NIMBUS_CONVERGENCE_SEED=\(seed) swift test --filter Convergence")
             }
         }
-        print("convergence: \(Self.seeds.count - failing.count) of \(Self.seeds.count) seed(s) passed; failing: \(failing)")
+        print("convergence: \(seeds.count - failing.count) of \(seeds.count) seed(s) passed; failing: \(failing)")
         #expect(failing.isEmpty, "failing seeds: \(failing)")
     }
 }

@@ -25,6 +25,7 @@ final class ConvergenceRun: @unchecked Sendable {
         var failedSyncs = 0
         var quietAfter = 0
         var objects = 0
+        var postgres = false
     }
 
     let configuration: Configuration
@@ -41,7 +42,7 @@ final class ConvergenceRun: @unchecked Sendable {
         self.servers = servers
         self.proxy = proxy
         random = SeededGenerator(seed: configuration.seed)
-        outcome = Outcome(seed: configuration.seed, problems: [], log: [], faults: [:])
+        outcome = Outcome(seed: configuration.seed, problems: [], log: [], faults: [:], postgres: configuration.postgres != nil)
     }
 
     static func run(_ configuration: Configuration) async throws -> Outcome {
