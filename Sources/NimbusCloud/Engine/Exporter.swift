@@ -224,6 +224,12 @@ struct Exporter: Sendable {
                             // Its edits lose to the deletion; the importer removes the object.
                             try SyncMetadata.setPendingFields([:], entity: key.entity, primaryKey: key.primaryKey, db)
                             deletedOnServer.append(result.recordName)
+                        } else if case .deletion = item {
+                            // The server never had the record (its save never arrived): nothing
+                            // is left to delete, and the deletion is settled.
+                            try db.execute(sql: "DELETE FROM ANIMBUSCLOUDDELETION WHERE ZRECORDNAME = ?", arguments: [result.recordName])
+                            confirmed += 1
+                            settled += 1
                         }
                         continue
                     }
