@@ -165,6 +165,10 @@ struct Exporter: Sendable {
             plan.items[record.recordName] = .link(key: link.key, first: ObjectKey(link.first), second: ObjectKey(link.second), stamp: link.stamp)
         }
         for deletion in work.deletions {
+            // An object made again under the name of a deleted one (a unique key): the deletion
+            // goes first, alone, since the server refuses a batch naming a record twice; the
+            // save follows in the next batch and meets the tombstone (deletion wins).
+            plan.saves.removeAll { $0.recordName == deletion.name }
             plan.deletions.append(RecordDeletion(recordName: deletion.name, stamp: deletion.stamp))
             plan.items[deletion.name] = .deletion
         }
