@@ -23,6 +23,12 @@ final class ProxySocket: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard result == 0 else { Glibc.close(fd); return nil }
+        // With nothing listening on `port`, Linux may pick `port` itself as the local port and
+        // connect the socket to itself, which would hold the port a restarting server needs.
+        var local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        guard Int(UInt16(bigEndian: local.sin_port)) != port else { Glibc.close(fd); return nil }
         let socket = ProxySocket(fd: fd)
         socket.setTimeout(timeout)
         return socket

@@ -113,13 +113,14 @@ public final class FaultProxy: @unchecked Sendable {
 
     /// Stops listening and cuts every open connection.
     public func stop() {
-        let sockets = state.withLock { state -> [ProxySocket] in
-            state.stopped = true
-            return Array(state.open.values)
+        let first = state.withLock { state -> Bool in
+            defer { state.stopped = true }
+            for socket in state.open.values { socket.shutdownBoth() }
+            return !state.stopped
         }
+        guard first else { return }
         listener.shutdownBoth()
         listener.close()
-        for socket in sockets { socket.shutdownBoth() }
     }
 
     deinit { stop() }
@@ -127,12 +128,21 @@ public final class FaultProxy: @unchecked Sendable {
     // MARK: Connections
 
     private func acceptLoop() {
-        while let client = listener.accept() {
+        while true {
+            guard let client = listener.accept() else {
+                // EINTR, ECONNABORTED, EMFILE…: keep listening unless the proxy was stopped.
+                let stopped = state.withLock { state in
+                    if !state.stopped { state.counts["acceptError", default: 0] += 1 }
+                    return state.stopped
+                }
+                if stopped { return }
+                usleep(1000)
+                continue
+            }
             guard register(client) else { client.close(); return }
             Thread.detachNewThread { [self] in
                 serve(client)
-                unregister(client)
-                client.close()
+                release(client)
             }
         }
     }
@@ -145,7 +155,21 @@ public final class FaultProxy: @unchecked Sendable {
         }
     }
 
-    private func unregister(_ socket: ProxySocket) { _ = state.withLock { $0.open.removeValue(forKey: socket.fd) } }
+    /// Forgets and closes a socket under the lock, so that ``stop()`` or a WebSocket cut never
+    /// shuts down a descriptor number that was closed and reused since.
+    private func release(_ socket: ProxySocket) {
+        state.withLock { state in
+            state.open.removeValue(forKey: socket.fd)
+            socket.close()
+        }
+    }
+
+    /// Shuts down a socket if it is still open.
+    private func cut(_ socket: ProxySocket) {
+        state.withLock { state in
+            if state.open[socket.fd] === socket { socket.shutdownBoth() }
+        }
+    }
 
     /// Decides the fault for the next request: a function of the seed and the request's ordinal.
     private func nextDecision(webSocket: Bool) -> (index: Int, fault: Fault, cut: Bool, random: SplitMix) {
@@ -250,16 +274,16 @@ public final class FaultProxy: @unchecked Sendable {
         var decision = nextDecision(webSocket: true)
         guard let upstream = ProxySocket.connect(port: upstreamPorts[decision.index % upstreamPorts.count], timeout: 3600) else { return }
         guard register(upstream) else { upstream.close(); return }
-        defer { unregister(upstream); upstream.close() }
+        defer { release(upstream) }
         client.setTimeout(3600)
         guard upstream.write(request.bytes) else { return }
         if !client.buffer.isEmpty { upstream.write(client.buffer); client.buffer.removeAll() }
         if decision.cut {
             let delay = UInt32(50 + Int(decision.random.next() % 1950)) * 1000
-            Thread.detachNewThread {
+            Thread.detachNewThread { [self] in
                 usleep(delay)
-                client.shutdownBoth()
-                upstream.shutdownBoth()
+                cut(client)
+                cut(upstream)
             }
         }
         let done = DispatchSemaphore(value: 0)
