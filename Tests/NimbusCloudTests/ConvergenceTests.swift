@@ -10,6 +10,7 @@ import Testing
 /// `NIMBUS_CONVERGENCE_SEEDS=1000 swift test --filter Convergence` (seeds 1…1000, or from
 /// `NIMBUS_CONVERGENCE_FIRST_SEED`); one seed: `NIMBUS_CONVERGENCE_SEED=17`. Also
 /// `NIMBUS_CONVERGENCE_DEVICES` (default 4) and `NIMBUS_CONVERGENCE_ROUNDS` (default 8);
+/// `NIMBUS_CONVERGENCE_WATCHER=0` leaves out the in-process automatic device;
 /// `NIMBUS_CONVERGENCE_LOG=1` prints each seed's schedule.
 @Suite("Convergence under faults", .serialized)
 struct ConvergenceTests {
@@ -26,6 +27,7 @@ struct ConvergenceTests {
         var configuration = ConvergenceRun.Configuration(seed: seed)
         if let devices = environment["NIMBUS_CONVERGENCE_DEVICES"].flatMap(Int.init) { configuration.devices = devices }
         if let rounds = environment["NIMBUS_CONVERGENCE_ROUNDS"].flatMap(Int.init) { configuration.rounds = rounds }
+        if environment["NIMBUS_CONVERGENCE_WATCHER"] == "0" { configuration.watcher = false }
         return configuration
     }
 

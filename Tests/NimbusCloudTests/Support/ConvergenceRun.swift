@@ -1,4 +1,6 @@
 import Foundation
+import Nimbus
+import NimbusCloud
 import NimbusTesting
 
 /// One seeded run of the convergence test: device folders edited by `nimbus store …` and synced
@@ -9,6 +11,10 @@ final class ConvergenceRun: @unchecked Sendable {
     struct Configuration: Sendable {
         var seed: UInt64
         var devices = 4
+        /// Adds a device that nobody edits and that syncs by itself, in this process: a
+        /// `CloudContainer` with automatic sync and push over a WebSocket through the proxy
+        /// (which cuts it). It joins the final sync and comparison like the others.
+        var watcher = true
         var rounds = 8
         /// Server processes behind the proxy (more than one needs `postgres`).
         var servers = 1
@@ -35,6 +41,8 @@ final class ConvergenceRun: @unchecked Sendable {
     var devices: [String] = []
     var oracle = ConvergenceOracle()
     private var counter = 0
+    /// The in-process device that syncs by itself (see ``Configuration/watcher``).
+    private var watcher: CloudContainer?
     var outcome: Outcome
 
     private init(_ configuration: Configuration, servers: ServerProcesses, proxy: FaultProxy) {
@@ -46,7 +54,7 @@ final class ConvergenceRun: @unchecked Sendable {
     }
 
     static func run(_ configuration: Configuration) async throws -> Outcome {
-        let servers = try await ServerProcesses(devices: configuration.devices, count: configuration.servers, postgres: configuration.postgres)
+        let servers = try await ServerProcesses(devices: configuration.devices + 1, count: configuration.servers, postgres: configuration.postgres)
         defer { servers.stop() }
         let proxy = try FaultProxy(upstreamPorts: servers.ports, seed: configuration.seed)
         defer { proxy.stop() }
@@ -65,18 +73,39 @@ final class ConvergenceRun: @unchecked Sendable {
                                                  "--token", servers.tokens[index], "--model", model.path]))
             devices.append(directory)
         }
+        let editors = devices.indices
+        if configuration.watcher {
+            let directory = servers.folder.url.appendingPathComponent("watcher").path
+            try SyncServer.check(SyncServer.run(["device", "init", directory, "--server", proxy.url.absoluteString,
+                                                 "--token", servers.tokens[configuration.devices], "--model", model.path]))
+            devices.append(directory)
+            let container = CloudContainer(name: "watcher", managedObjectModel: try JSONDecoder().decode(
+                ManagedObjectModel.self, from: Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent("model.json"))))
+            container.automaticallySyncs = true
+            var description = PersistentStoreDescription(url: URL(fileURLWithPath: directory).appendingPathComponent("Store.sqlite"))
+            description.cloudContainerOptions = CloudContainerOptions(serverURL: proxy.url, containerIdentifier: "nimbus",
+                                                                      token: servers.tokens[configuration.devices])
+            container.persistentStoreDescriptions = [description]
+            try await container.loadPersistentStores()
+            watcher = container
+        }
         proxy.faultsEnabled = true
         var offline = Array(repeating: 0, count: devices.count)
         for round in 0..<configuration.rounds {
-            for device in devices.indices {
+            for device in editors {
                 // A device goes offline for a few rounds now and then (it edits, but does not sync).
                 if offline[device] == 0, Double.random(in: 0..<1, using: &random) < 0.15 { offline[device] = Int.random(in: 1...3, using: &random) }
                 try edit(device, operations: Int.random(in: 0...3, using: &random))
             }
-            let online = devices.indices.filter { offline[$0] == 0 }
+            let online = editors.filter { offline[$0] == 0 }
             log("round \(round): syncing \(online), offline \(devices.indices.filter { offline[$0] > 0 })")
             try await syncUnderFaults(online)
             offline = offline.map { max(0, $0 - 1) }
+        }
+        if let watcher {
+            await watcher.stopSyncing()
+            for store in watcher.persistentStoreCoordinator.persistentStores { try watcher.persistentStoreCoordinator.removePersistentStore(store) }
+            self.watcher = nil
         }
         proxy.faultsEnabled = false
         outcome.faults = proxy.injectedFaults
