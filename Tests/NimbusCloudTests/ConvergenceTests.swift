@@ -76,7 +76,14 @@ struct ConvergenceTests {
         var failing: [UInt64] = []
         for seed in seeds {
             let start = ContinuousClock.now
-            let outcome = try await ConvergenceRun.run(try configuration(seed))
+            let outcome: ConvergenceRun.Outcome
+            do {
+                outcome = try await ConvergenceRun.run(try configuration(seed))
+            } catch {
+                // A run that could not go on (a server that would not restart, a store command
+                // that failed) fails its seed; the other seeds still run.
+                outcome = ConvergenceRun.Outcome(seed: seed, problems: ["the run stopped: \(error)"], log: [], faults: [:])
+            }
             report(outcome, elapsed: ContinuousClock.now - start)
             if !outcome.problems.isEmpty {
                 failing.append(seed)
