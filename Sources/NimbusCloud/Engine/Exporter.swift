@@ -180,6 +180,10 @@ struct Exporter: Sendable {
             plan.items[record.recordName] = .link(key: link.key, first: ObjectKey(link.first), second: ObjectKey(link.second), stamp: link.stamp)
         }
         for deletion in work.deletions {
+            // An object made again under the name of a deleted one (a unique key): the deletion
+            // goes first, alone, since the server refuses a batch naming a record twice; the
+            // save follows in the next batch and meets the tombstone (deletion wins).
+            plan.saves.removeAll { $0.recordName == deletion.name }
             plan.deletions.append(RecordDeletion(recordName: deletion.name, stamp: deletion.stamp))
             plan.items[deletion.name] = .deletion
         }
@@ -244,6 +248,12 @@ struct Exporter: Sendable {
                             // Its edits lose to the deletion; the importer removes the object.
                             try SyncMetadata.setPendingFields([:], entity: key.entity, primaryKey: key.primaryKey, db)
                             deletedOnServer.append(result.recordName)
+                        } else if case .deletion = item {
+                            // The server never had the record (its save never arrived): nothing
+                            // is left to delete, and the deletion is settled.
+                            try db.execute(sql: "DELETE FROM ANIMBUSCLOUDDELETION WHERE ZRECORDNAME = ?", arguments: [result.recordName])
+                            confirmed += 1
+                            settled += 1
                         }
                         continue
                     }

@@ -1,0 +1,59 @@
+import Foundation
+import Nimbus
+import NimbusCloud
+import NimbusWire
+import Testing
+
+/// Bugs the convergence test found (issue 11), each reduced to a small deterministic case.
+@Suite("Convergence bugs, reduced", .serialized)
+struct ConvergenceBugTests {
+    /// Seeds 103 and 126: a device inserts an object, its first export never reaches the
+    /// server (the record name is already written), then it deletes the object. The server
+    /// answers the deletion `unknownItem` (it never had the record), and the deletion stayed
+    /// queued forever: `device sync` failed on every run with "1 change(s) are still pending".
+    @Test("deleting an object whose record never reached the server settles the deletion")
+    func deletionOfUnsentRecord() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let a = try Device(server: server, token: server.tokens[0], model: try SyncModel.make())
+        try await MirroringFaultTests.insertPosts(a, 1)
+        a.transport.inject(.modifyFails(CloudError(.network, "test: the first export is lost")))
+        await #expect(throws: CloudError.self) { try await a.container.syncNow() }
+        try await a.edit { context in
+            for post in try context.fetch(FetchRequest<ManagedObject>(entityName: "Post")) { context.delete(post) }
+        }
+        try await a.container.syncNow()
+        #expect(try a.container.syncStatus().first?.pendingUploads == 0)
+    }
+
+    /// Seed 117: a device deletes a tag (unique name, so its record name comes from the
+    /// name), and makes a tag of the same name before the deletion is exported. The batch then
+    /// held a save and a deletion of one record, the server refused it whole
+    /// (`invalidArguments`: "appears more than once in the batch"), and the device never synced
+    /// again. Deletion wins: the tag is gone everywhere, and the device is in step.
+    @Test("a unique-keyed object deleted and made again before export does not wedge the device")
+    func deleteThenRecreateUniqueKey() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let model = try SyncModel.make()
+        let a = try Device(server: server, token: server.tokens[0], model: model)
+        let b = try Device(server: server, token: server.tokens[1], model: model)
+        try await a.edit { context in
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue("swift", forKey: "name")
+        }
+        try await a.container.syncNow()
+        try await a.edit { context in
+            for tag in try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) { context.delete(tag) }
+        }
+        try await a.edit { context in
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue("swift", forKey: "name")
+        }
+        try await a.container.syncNow()
+        try await a.container.syncNow()
+        #expect(try a.container.syncStatus().first?.pendingUploads == 0)
+        try await b.container.syncNow()
+        #expect(try await a.snapshot("Tag", key: "name").keys.sorted() == b.snapshot("Tag", key: "name").keys.sorted())
+    }
+}
