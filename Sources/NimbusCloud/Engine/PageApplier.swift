@@ -40,8 +40,17 @@ struct PageApplier {
         var stats = Stats()
         let deletedNames = Set(deletions.map(\.recordName))
         // Parked records waiting for what arrives now are tried again with this page.
-        let arriving = Array(Set(incoming.map(\.recordName)).union(deletedNames))
-        let unparked = try mirror.store.readTransaction { db in try ParkedRecords.waiting(for: arriving, db) }
+        // (A record unparked now may itself be what another parked record waits for.)
+        var arriving = Set(incoming.map(\.recordName)).union(deletedNames)
+        var unparked: [Record] = []
+        var newlyArriving = arriving
+        while !newlyArriving.isEmpty {
+            let found = try mirror.store.readTransaction { db in try ParkedRecords.waiting(for: Array(newlyArriving), db) }
+                .filter { record in !unparked.contains { $0.recordName == record.recordName } }
+            unparked += found
+            newlyArriving = Set(found.map(\.recordName)).subtracting(arriving)
+            arriving.formUnion(newlyArriving)
+        }
         var records = incoming
         records += unparked.filter { parked in !incoming.contains { $0.recordName == parked.recordName } }
 
@@ -61,8 +70,14 @@ struct PageApplier {
             request.predicate = try QueryPredicate(format: "SELF IN %@", argumentArray: [group])
             for object in try context.fetch(request) { loaded[object.objectID] = object }
         }
-        func existing(_ row: SyncMetadata.RecordRow) -> ManagedObject? {
-            loaded[mirror.store.objectID(for: model.entities[row.entity - 1], primaryKey: row.primaryKey)]
+        // Objects not loaded above (their records were skipped as already held) are read
+        // one by one when a reference or membership needs them.
+        func existing(_ row: SyncMetadata.RecordRow) throws -> ManagedObject? {
+            let id = mirror.store.objectID(for: model.entities[row.entity - 1], primaryKey: row.primaryKey)
+            if let object = loaded[id] { return object }
+            let object = try Exporter.existing(id, context)
+            loaded[id] = object
+            return object
         }
         var tombstones = known.tombstones.union(deletedNames)
 
@@ -96,7 +111,7 @@ struct PageApplier {
             let object: ManagedObject
             var pending: [String: HLCStamp] = [:]
             if let row = known.rows[record.recordName] {
-                guard let found = existing(row), !found.isDeleted else { continue }   // deleted here; its deletion is on the way
+                guard let found = try existing(row), !found.isDeleted else { continue }   // deleted here; its deletion is on the way
                 object = found
                 pending = known.pending[ObjectKey(found.objectID)] ?? [:]
             } else if let twin = try uniqueTwin(of: record, entity: entity) {
@@ -166,7 +181,7 @@ struct PageApplier {
                     if inverse?.deleteRule == .cascade { context.delete(object) } else { object.setValue(nil, forKey: name) }
                     continue
                 }
-                let destination = objects[target] ?? known.rows[target].flatMap(existing)
+                let destination = try objects[target] ?? known.rows[target].flatMap(existing)
                 object.setValue(destination, forKey: name)
             }
         }
@@ -176,8 +191,8 @@ struct PageApplier {
         for record in records where record.recordType == MirroredModel.linkRecordType {
             guard let link = LinkRecord(record) else { continue }
             if tombstones.contains(link.first) || tombstones.contains(link.second) { continue }
-            guard let first = objects[link.first] ?? known.rows[link.first].flatMap(existing),
-                  let second = objects[link.second] ?? known.rows[link.second].flatMap(existing) else {
+            guard let first = try objects[link.first] ?? known.rows[link.first].flatMap(existing),
+                  let second = try objects[link.second] ?? known.rows[link.second].flatMap(existing) else {
                 parked[record.recordName] = present.contains(link.first) ? link.second : link.first
                 continue
             }
@@ -195,7 +210,7 @@ struct PageApplier {
         for deletion in deletions {
             removedNames.insert(deletion.recordName)
             guard let row = known.rows[deletion.recordName] else { continue }
-            if let object = existing(row) { context.delete(object); stats.deleted += 1 }
+            if let object = try existing(row) { context.delete(object); stats.deleted += 1 }
         }
         tombstones.formUnion(removedNames)
 

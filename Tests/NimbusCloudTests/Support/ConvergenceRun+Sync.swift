@@ -95,7 +95,7 @@ extension ConvergenceRun {
             outcome.problems += oracle.check(replica).map { "d\(index): \($0)" }
         }
         for (index, directory) in devices.enumerated() {
-            let queue = try DatabaseQueue(path: URL(fileURLWithPath: directory).appendingPathComponent("Store.sqlite").path)
+            let queue = try DatabaseQueue(path: try SyncServer.storePath(directory))
             try queue.read { db in
                 let integrity = try String.fetchOne(db, sql: "PRAGMA integrity_check")
                 if integrity != "ok" { outcome.problems.append("d\(index): integrity_check says \(integrity ?? "nothing")") }

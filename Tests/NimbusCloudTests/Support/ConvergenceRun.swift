@@ -82,7 +82,7 @@ final class ConvergenceRun: @unchecked Sendable {
             let container = CloudContainer(name: "watcher", managedObjectModel: try JSONDecoder().decode(
                 ManagedObjectModel.self, from: Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent("model.json"))))
             container.automaticallySyncs = true
-            var description = PersistentStoreDescription(url: URL(fileURLWithPath: directory).appendingPathComponent("Store.sqlite"))
+            var description = PersistentStoreDescription(url: URL(fileURLWithPath: try SyncServer.storePath(directory)))
             description.cloudContainerOptions = CloudContainerOptions(serverURL: proxy.url, containerIdentifier: "nimbus",
                                                                       token: servers.tokens[configuration.devices])
             container.persistentStoreDescriptions = [description]
