@@ -30,7 +30,8 @@ struct ConvergenceBugTests {
     /// name), and makes a tag of the same name before the deletion is exported. The batch then
     /// held a save and a deletion of one record, the server refused it whole
     /// (`invalidArguments`: "appears more than once in the batch"), and the device never synced
-    /// again. Deletion wins: the tag is gone everywhere, and the device is in step.
+    /// again. Now the deletion of the first tag and the save of the second (the key's next
+    /// generation of record name) both go out: the new tag exists everywhere, in step.
     @Test("a unique-keyed object deleted and made again before export does not wedge the device")
     func deleteThenRecreateUniqueKey() async throws {
         let server = try await SyncServer()
@@ -54,6 +55,7 @@ struct ConvergenceBugTests {
         try await a.container.syncNow()
         #expect(try a.container.syncStatus().first?.pendingUploads == 0)
         try await b.container.syncNow()
-        #expect(try await a.snapshot("Tag", key: "name").keys.sorted() == b.snapshot("Tag", key: "name").keys.sorted())
+        #expect(try await a.snapshot("Tag", key: "name").keys.sorted() == ["swift"])
+        #expect(try await b.snapshot("Tag", key: "name").keys.sorted() == ["swift"])
     }
 }

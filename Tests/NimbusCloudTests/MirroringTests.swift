@@ -153,3 +153,36 @@ struct MirroringTests {
         #expect(before.count == 5)
     }
 }
+
+@Suite("Unique keys after a deletion", .serialized)
+struct UniqueKeyGenerationTests {
+    @Test("a unique key deleted on one device and made again on another that never saw the deletion exists once everywhere")
+    func recreatedAfterDeletion() async throws {
+        let server = try await SyncServer(devices: 3)
+        defer { server.stop() }
+        let model = try SyncModel.make()
+        let a = try Device(server: server, token: server.tokens[0], model: model)
+        let b = try Device(server: server, token: server.tokens[1], model: model)
+        let c = try Device(server: server, token: server.tokens[2], model: model)
+        try await a.edit { context in
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue("swift", forKey: "name")
+        }
+        try await a.container.syncNow()
+        try await b.container.syncNow()
+        try await a.edit { context in
+            for tag in try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) { context.delete(tag) }
+        }
+        try await a.container.syncNow()
+        // c never synced: its "swift" is named like the deleted record, which the server refuses.
+        try await c.edit { context in
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue("swift", forKey: "name")
+        }
+        for device in [c, b, a, c] { try await device.container.syncNow() }
+        for device in [a, b, c] {
+            #expect(try await device.snapshot("Tag", key: "name").keys.sorted() == ["swift"])
+            #expect(try device.container.syncStatus().first?.pendingUploads == 0)
+        }
+    }
+}

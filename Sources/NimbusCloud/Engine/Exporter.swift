@@ -118,7 +118,15 @@ struct Exporter: Sendable {
             guard let object = try object ?? Self.existing(id, context) else { return nil }
             var values: [String: PropertyValue] = [:]
             for key in id.entity.rootEntity.uniquenessConstraints.first ?? [] { values[key] = object.primitiveValue(forKey: key) ?? .null }
-            let name = RecordNames.uniqueName(entity: id.entity, values: values) ?? RecordNames.random()
+            var name = RecordNames.random()
+            if var unique = RecordNames.uniqueName(entity: id.entity, values: values) {
+                var generation = 0
+                while try mirror.store.readTransaction({ db in try SyncMetadata.isTombstoned(unique, db) }) {
+                    generation += 1
+                    unique = RecordNames.uniqueName(entity: id.entity, values: values, generation: generation) ?? unique
+                }
+                name = unique
+            }
             names[id] = name
             newNames.append((ObjectKey(id), name))
             return name
@@ -245,6 +253,14 @@ struct Exporter: Sendable {
                                 DELETE FROM ANIMBUSCLOUDLINK WHERE ZRELATIONSHIP = ? AND ZFIRSTENTITY = ? AND ZFIRSTPK = ? AND ZSECONDENTITY = ? AND ZSECONDPK = ?
                                 """, arguments: [key, first.entity, first.primaryKey, second.entity, second.primaryKey])
                         } else if case let .object(key, _) = item {
+                            let row = try SyncMetadata.record(named: result.recordName, db)
+                            let unique = !(mirror.store.entity(number: key.entity)?.rootEntity.uniquenessConstraints.first ?? []).isEmpty
+                            if unique, row?.changeTag == nil {
+                                // A new object whose unique key names a deleted record: it takes
+                                // the key's next generation and goes again (its edits stay pending).
+                                try SyncMetadata.removeRecord(named: result.recordName, db)
+                                continue
+                            }
                             // Its edits lose to the deletion; the importer removes the object.
                             try SyncMetadata.setPendingFields([:], entity: key.entity, primaryKey: key.primaryKey, db)
                             deletedOnServer.append(result.recordName)

@@ -100,6 +100,7 @@ struct PageApplier {
         present.formUnion(candidates)
 
         var objects: [String: ManagedObject] = [:]
+        var remapped = Set<ManagedObjectID>()   // local objects this page gives another record name
         var newObjects: [(ManagedObject, String)] = []
         var ancestors: [String: Record] = [:]
         var pendingUpdates: [ObjectKey: [String: HLCStamp]] = [:]
@@ -120,6 +121,7 @@ struct PageApplier {
                     try SyncMetadata.pendingFields(entity: twin.objectID.entity.entityNumber, primaryKey: twin.objectID.primaryKey, db)
                 } ?? [:]
                 newObjects.append((twin, record.recordName))
+                remapped.insert(twin.objectID)
             } else {
                 object = try context.insertNewObject(forEntityName: entity.name)
                 newObjects.append((object, record.recordName))
@@ -210,7 +212,8 @@ struct PageApplier {
         for deletion in deletions {
             removedNames.insert(deletion.recordName)
             guard let row = known.rows[deletion.recordName] else { continue }
-            if let object = try existing(row) { context.delete(object); stats.deleted += 1 }
+            // An object this page matched to a newer record of its unique key stays.
+            if let object = try existing(row), !remapped.contains(object.objectID) { context.delete(object); stats.deleted += 1 }
         }
         tombstones.formUnion(removedNames)
 

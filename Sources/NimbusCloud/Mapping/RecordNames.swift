@@ -21,13 +21,17 @@ enum RecordNames {
 
     /// The name of an object of an entity with a uniqueness constraint, from the values of
     /// its first constraint; `nil` when the entity has none or a value is missing.
-    static func uniqueName(entity: EntityDescription, values: [String: PropertyValue]) -> String? {
+    /// `generation` counts earlier objects of the same key that were deleted: a deleted
+    /// record's name stays a tombstone on the server, so the key's next object takes the next
+    /// generation (every device that knows of the deletion derives the same one).
+    static func uniqueName(entity: EntityDescription, values: [String: PropertyValue], generation: Int = 0) -> String? {
         guard let constraint = entity.rootEntity.uniquenessConstraints.first ?? entity.uniquenessConstraints.first else { return nil }
         var parts = ["nimbus-unique", entity.rootEntity.name]
         for key in constraint {
             guard let value = values[key], !value.isNull, let field = FieldConversion.fieldValue(value) else { return nil }
             parts.append("\(key)=\(field.typeName):\(canonical(field))")
         }
+        if generation > 0 { parts.append("generation=\(generation)") }
         return derived(from: parts.joined(separator: "\u{1F}"))
     }
 
