@@ -46,6 +46,7 @@ let package = Package(
                 .product(name: "NimbusCloud", package: "Nimbus"),
                 .product(name: "NimbusServer", package: "Nimbus"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NimbusWire", package: "Nimbus"),
             ]
         ),
         // package-benchmark's target (`swift package --disable-sandbox benchmark`).

@@ -3,12 +3,14 @@ import Logging
 import Nimbus
 import NimbusCloud
 import NimbusServer
+import NimbusWire
 
 // Sync benchmarks (issue 11), against an in-process `nimbus serve` (SQLite) on loopback:
 // initial upload and download of N objects, a save with mirroring on and off, and propagation
 // latency from a save on A to the object in B's viewContext with automatic sync and push.
 //
 //     swift run -c release NimbusSyncBenchmarkReport [--objects 100000] [--save 50000] [--samples 50]
+//     swift run -c release NimbusSyncBenchmarkReport --import 1000000   # only: import of N small records, peak memory
 
 func argument(_ name: String, _ fallback: Int) -> Int {
     let arguments = CommandLine.arguments
@@ -96,6 +98,11 @@ struct SyncBenchmarkReport {
         let server = URL(string: "http://127.0.0.1:\(port)")!
         print("| scenario | result |")
         print("|---|---|")
+        let importCount = argument("--import", 0)
+        if importCount > 0 {
+            try await importScenario(importCount, server: server, tokens: tokens)
+            return
+        }
 
         // A save of `saveCount` new objects, mirroring off (history on, as mirroring needs) and on.
         do {
@@ -159,4 +166,47 @@ struct SyncBenchmarkReport {
             print("| propagation A save → B viewContext, automatic sync + push (\(samples) samples) | p50 \(String(format: "%.1f", p50)) ms, p99 \(String(format: "%.1f", p99)) ms |")
         }
     }
+}
+
+/// Import of `count` small records into an empty device: the records are written to the
+/// server directly (copies of one record a device exported), then B syncs; peak RSS is
+/// measured from just before B opens (VmHWM reset through /proc/self/clear_refs).
+func importScenario(_ count: Int, server: URL, tokens: [String]) async throws {
+    let a = try await cloud("ia", server: server, token: tokens[0], container: "import", automatic: false)
+    _ = try insert(1, into: a, prefix: "template")
+    _ = try await a.syncNow()
+    let transport = HTTPTransport(options: CloudContainerOptions(serverURL: server, containerIdentifier: "import", token: tokens[0]))
+    let zone = ZoneID(zoneName: CloudContainerOptions.defaultZoneName)
+    guard let template = try await transport.fetchChanges(FetchZoneChangesRequest(), in: zone).records.first else { fatalError("no template record") }
+    let titleKey = template.fields.keys.first { $0.hasSuffix("title") }!, viewsKey = template.fields.keys.first { $0.hasSuffix("views") }!
+    let stamp = template.fields[titleKey]!.stamp
+    let uploadStart = ContinuousClock.now
+    let batches = (count + 399) / 400
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for writer in 0..<4 {
+            group.addTask {
+                for batch in stride(from: writer, to: batches, by: 4) {
+                    let records = (batch * 400..<min(count, batch * 400 + 400)).map { index -> Record in
+                        var record = template
+                        record.recordName = UUID().uuidString
+                        record.changeTag = nil
+                        record.fields[titleKey] = Field(.string("small \(index)"), stamp: stamp)
+                        record.fields[viewsKey] = Field(.int64(Int64(index)), stamp: stamp)
+                        return record
+                    }
+                    _ = try await transport.modify(ModifyRecordsRequest(saves: records, savePolicy: .changedKeys), in: zone)
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let upload = seconds(ContinuousClock.now - uploadStart)
+    print("| server ingest of \(count) records (4 writers, batches of 400; setup) | \(String(format: "%.1f", upload)) s |")
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    let before = peakMemoryMB()
+    let b = try await cloud("ib", server: server, token: tokens[1], container: "import", automatic: false)
+    let start = ContinuousClock.now
+    let summary = try await b.syncNow()
+    let elapsed = seconds(ContinuousClock.now - start)
+    print("| import of \(count + 1) small records into an empty device (syncNow) | \(String(format: "%.1f", elapsed)) s, \(Int(Double(count) / elapsed)) records/s (imported \(summary.imported)); peak RSS \(Int(peakMemoryMB())) MB (\(Int(before)) MB before B opened) |")
 }
