@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(name: "Nimbus", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -37,6 +38,17 @@ let package = Package(
         ),
         // The query scenarios side by side; prints Markdown tables of ratios (QUERY-BENCHMARKS.md).
         .executableTarget(name: "NimbusQueryBenchmarkReport", dependencies: ["QueryScenarios", "BenchmarkScenarios"]),
+        // Sync benchmarks (issue 11): upload, download, save with mirroring on/off, propagation latency.
+        .executableTarget(
+            name: "NimbusSyncBenchmarkReport",
+            dependencies: [
+                .product(name: "Nimbus", package: "Nimbus"),
+                .product(name: "NimbusCloud", package: "Nimbus"),
+                .product(name: "NimbusServer", package: "Nimbus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NimbusWire", package: "Nimbus"),
+            ]
+        ),
         // package-benchmark's target (`swift package --disable-sandbox benchmark`).
         .executableTarget(
             name: "NimbusBenchmarks",
