@@ -35,24 +35,41 @@ public struct StoreSyncStatus: Sendable, Codable {
     public var lastSync: Date?
     /// How the last sync failed, if it did.
     public var lastError: String?
+
+    init(storeIdentifier: String, storePath: String?, zoneName: String, deviceID: String, pendingUploads: Int, parkedRecords: Int) {
+        self.storeIdentifier = storeIdentifier
+        self.storePath = storePath
+        self.zoneName = zoneName
+        self.deviceID = deviceID
+        self.pendingUploads = pendingUploads
+        self.parkedRecords = parkedRecords
+    }
 }
 
 extension CloudContainer {
     /// The status of every mirrored store.
     public func syncStatus() throws -> [StoreSyncStatus] {
-        try engines.map { engine in
-            let mirror = engine.mirror
-            return try mirror.store.writeTransaction { db in
-                try mirror.capture.capture(db)
-                return StoreSyncStatus(
-                    storeIdentifier: mirror.store.identifier, storePath: mirror.store.url?.path, zoneName: mirror.zoneID.zoneName,
-                    deviceID: mirror.deviceID, pendingUploads: try SyncMetadata.pendingCount(db),
-                    parkedRecords: try ParkedRecords.count(db),
-                    zoneToken: String.fromDatabaseValue(try SyncMetadata.state(.zoneToken, db)),
-                    historyCursor: Int64.fromDatabaseValue(try SyncMetadata.state(.historyCursor, db)),
-                    lastSync: Double.fromDatabaseValue(try SyncMetadata.state(.lastSync, db)).map { Date(timeIntervalSince1970: $0) },
-                    lastError: String.fromDatabaseValue(try SyncMetadata.state(.lastError, db)))
-            }
+        try engines.map { engine in try Self.status(of: engine.mirror) }
+    }
+
+    /// One store's status, read in one transaction (after capturing its history).
+    private static func status(of mirror: StoreMirror) throws -> StoreSyncStatus {
+        try mirror.store.writeTransaction { db -> StoreSyncStatus in
+            try mirror.capture.capture(db)
+            let pending = try SyncMetadata.pendingCount(db)
+            let parked = try ParkedRecords.count(db)
+            let token = try SyncMetadata.state(.zoneToken, db)
+            let cursor = try SyncMetadata.state(.historyCursor, db)
+            let lastSync = try SyncMetadata.state(.lastSync, db)
+            let lastError = try SyncMetadata.state(.lastError, db)
+            var status = StoreSyncStatus(storeIdentifier: mirror.store.identifier, storePath: mirror.store.url?.path,
+                                         zoneName: mirror.zoneID.zoneName, deviceID: mirror.deviceID,
+                                         pendingUploads: pending, parkedRecords: parked)
+            status.zoneToken = String.fromDatabaseValue(token)
+            status.historyCursor = Int64.fromDatabaseValue(cursor)
+            status.lastSync = Double.fromDatabaseValue(lastSync).map { Date(timeIntervalSince1970: $0) }
+            status.lastError = String.fromDatabaseValue(lastError)
+            return status
         }
     }
 
