@@ -96,10 +96,13 @@ struct ConvergenceOracle {
 
     /// Devices that inserted each object (more than one for a unique key made on several devices).
     private(set) var inserters: [String: Set<Int>] = [:]
+    /// How many times each object was inserted (a unique key may be made again after a deletion).
+    private(set) var insertions: [String: Int] = [:]
 
     mutating func insert(_ key: String, by device: Int, fields: [String: String], memberships: [String] = []) {
         created.insert(key)
         inserters[key, default: []].insert(device)
+        insertions[key, default: 0] += 1
         for (field, value) in fields { writes["\(key)/\(field)", default: []].append(Write(device: device, value: value, isInsert: true)) }
         for tag in memberships { writes["\(key)/tags/\(tag)", default: []].append(Write(device: device, value: "1", isInsert: true)) }
     }
@@ -114,10 +117,11 @@ struct ConvergenceOracle {
     func check(_ replica: ReplicaContent) -> [String] {
         var problems: [String] = replica.duplicates.map { "duplicate object \($0)" }
         let alive = created.subtracting(deleted)
-        // A unique-keyed object made on several devices and deleted on one may survive: a
-        // device that inserted and deleted it before planning its export never names the
-        // record to the server (see docs/fault-report.md). Either way, replicas must agree.
-        let undecided = deleted.filter { (inserters[$0]?.count ?? 0) > 1 }
+        // A unique-keyed object made more than once (on several devices, or again after a
+        // deletion) and deleted somewhere may survive: an object made where the key's record
+        // was unknown or deleted is a new object, named by the key's next generation
+        // (decision 0014). Either way, replicas must agree.
+        let undecided = deleted.filter { (insertions[$0] ?? 0) > 1 }
         for key in deleted.subtracting(undecided) where replica.objects[key] != nil { problems.append("\(key) was deleted but is present") }
         for key in alive where replica.objects[key] == nil { problems.append("\(key) was created, never deleted, and is missing") }
         for key in replica.objects.keys where !created.contains(key) { problems.append("\(key) was never created") }
