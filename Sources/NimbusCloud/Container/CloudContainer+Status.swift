@@ -60,14 +60,14 @@ extension CloudContainer {
             let parked = try ParkedRecords.count(db)
             let token = try SyncMetadata.state(.zoneToken, db)
             let cursor = try SyncMetadata.state(.historyCursor, db)
-            let lastSync = try SyncMetadata.state(.lastSync, db)
+            let lastSync = try SyncMetadata.doubleState(.lastSync, db)
             let lastError = try SyncMetadata.state(.lastError, db)
             var status = StoreSyncStatus(storeIdentifier: mirror.store.identifier, storePath: mirror.store.url?.path,
                                          zoneName: mirror.zoneID.zoneName, deviceID: mirror.deviceID,
                                          pendingUploads: pending, parkedRecords: parked)
             status.zoneToken = String.fromDatabaseValue(token)
             status.historyCursor = Int64.fromDatabaseValue(cursor)
-            status.lastSync = Double.fromDatabaseValue(lastSync).map { Date(timeIntervalSince1970: $0) }
+            status.lastSync = lastSync.map { Date(timeIntervalSince1970: $0) }
             status.lastError = String.fromDatabaseValue(lastError)
             return status
         }

@@ -44,6 +44,12 @@ enum SyncMetadata {
         try DatabaseValue.fetchOne(db, sql: "SELECT ZVALUE FROM ANIMBUSCLOUDSTATE WHERE ZKEY = ?", arguments: [key.rawValue]) ?? .null
     }
 
+    /// A state value as a number. (Read with its own statement: in release builds Swift
+    /// 6.3.1 crashed optimizing `Double.fromDatabaseValue` inlined into a caller.)
+    static func doubleState(_ key: StateKey, _ db: Database) throws -> Double? {
+        try Double.fetchOne(db, sql: "SELECT ZVALUE FROM ANIMBUSCLOUDSTATE WHERE ZKEY = ?", arguments: [key.rawValue])
+    }
+
     static func setState(_ key: StateKey, _ value: (any DatabaseValueConvertible)?, _ db: Database) throws {
         try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDSTATE (ZKEY, ZVALUE) VALUES (?, ?)", arguments: [key.rawValue, value])
     }
