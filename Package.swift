@@ -89,9 +89,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting", "DurabilityWorker"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting", "DurabilityWorker", "ConfinementWorker"], resources: [.copy("Fixtures")]),
         // A process that saves in a loop until killed, for the crash-durability test.
         .executableTarget(name: "DurabilityWorker", dependencies: ["Nimbus", "NimbusTesting"], path: "Tests/DurabilityWorker"),
+        // A process that uses a context off its queue, for the queue-confinement tests.
+        .executableTarget(name: "ConfinementWorker", dependencies: ["Nimbus"], path: "Tests/ConfinementWorker"),
         .testTarget(name: "NimbusCLITests", dependencies: ["nimbus"]),
         // The sample app from the seeds, syncing through CloudContainer as an app would.
         .executableTarget(name: "PostsSync", dependencies: ["Nimbus", "NimbusCloud"], path: "Examples/PostsSync"),

@@ -161,8 +161,8 @@ struct MirroringFaultTests {
         try await new.container.syncNow()
         let posts = try await new.snapshot("Post", key: "title")
         #expect(posts["v2 from the old app"]?["subtitle"] == "only the new app knows")
-        let oldPost = try #require(try old.fetchOne("Post", "title == %@", "v2 from the old app"))
-        let record = try #require(try old.container.record(for: oldPost.objectID))
+        let oldPostID = try #require(try old.fetchOneID("Post", "title == %@", "v2 from the old app"))
+        let record = try #require(try old.container.record(for: oldPostID))
         #expect(record.fields["CD_subtitle"]?.value == .string("only the new app knows"))
     }
 

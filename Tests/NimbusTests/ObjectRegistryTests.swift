@@ -26,7 +26,7 @@ struct ObjectRegistryTests {
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<5:
                 let id = randomID()
-                let object = ManagedObject(materializing: .init(id: id, context: ContextReference(), snapshot: nil, asFault: true))
+                let object = ManagedObject(materializing: .init(id: id, context: ContextReference(isMainQueue: false), snapshot: nil, asFault: true))
                 registry.register(object)
                 reference[id] = object
             case 5..<7:
@@ -72,7 +72,7 @@ struct ObjectRegistryTests {
         weak var released: ManagedObject?
         for key in 1...2_000 {
             let object = ManagedObject(materializing: .init(id: ManagedObjectID(entity: entity, storeKey: 1, primaryKey: Int64(key)),
-                                                            context: ContextReference(), snapshot: nil, asFault: true))
+                                                            context: ContextReference(isMainQueue: false), snapshot: nil, asFault: true))
             registry.register(object)
             if key.isMultiple(of: 2) { held.append(object) } else if key == 1 { released = object }
         }

@@ -65,6 +65,7 @@ struct PredicateEquivalenceTests {
     }
 
     @Test("generated predicates select the same objects in SQL and in memory", arguments: [0x5EED_2026, 7, 1_234_567] as [UInt64])
+    @MainActor
     func equivalence(seed: UInt64) throws {
         let (container, directory) = try PredicateTestSupport.container()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -103,6 +104,7 @@ struct PredicateEquivalenceTests {
 
 extension PredicateEquivalenceTests {
     @Test("SQL ORDER BY and the in-memory comparator order objects identically")
+    @MainActor
     func sorting() throws {
         let (container, directory) = try PredicateTestSupport.container()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -131,6 +133,7 @@ extension PredicateEquivalenceTests {
     }
 
     @Test("unsaved changes are judged in memory with the SQL's answer for saved ones")
+    @MainActor
     func pendingChanges() throws {
         let (container, directory) = try PredicateTestSupport.container()
         defer { try? FileManager.default.removeItem(at: directory) }

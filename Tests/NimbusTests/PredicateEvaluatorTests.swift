@@ -91,6 +91,7 @@ struct PredicateEvaluatorTests {
     }
 
     @Test("managed objects evaluate through relationships")
+    @MainActor
     func managedObjects() throws {
         let (container, directory) = try PredicateTestSupport.container()
         defer { try? FileManager.default.removeItem(at: directory) }

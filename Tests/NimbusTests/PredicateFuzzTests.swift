@@ -115,6 +115,7 @@ struct PredicateCompilerFuzzTests {
                             "==", "<", "IN", "{", "}", "(", ")", "'x'", "3", "nil", "[c]", "$p", "weight", "SELF", "%@", "+"]
 
     @Test("mutated predicates compile to valid SQL or fail with a typed error", arguments: seeds)
+    @MainActor
     func mutatedPredicates(_ seed: String) throws {
         let (container, directory) = try PredicateTestSupport.container()
         defer { try? FileManager.default.removeItem(at: directory) }

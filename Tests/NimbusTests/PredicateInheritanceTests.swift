@@ -25,6 +25,7 @@ struct PredicateInheritanceTests {
         "ANY favorites.price < 5", "items.@sum.price > 10", "SUBQUERY(favorites, $b, $b.pages > 50 AND $b.shelf == SELF).@count > 0",
         "NONE items.price > 8", "label ==[c] 'A' OR ANY favorites.title CONTAINS[cd] 'E'",
     ])
+    @MainActor
     func agree(_ format: String) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nimbus-inheritance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

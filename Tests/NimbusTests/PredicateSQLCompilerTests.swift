@@ -134,6 +134,7 @@ struct PredicateSQLCompilerTests {
     }
 
     @Test("expressions and aggregates fetch as dictionaries, grouped and filtered by having")
+    @MainActor
     func dictionaryFetch() throws {
         let (container, directory) = try PredicateTestSupport.container()
         defer { try? FileManager.default.removeItem(at: directory) }

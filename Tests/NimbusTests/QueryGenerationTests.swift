@@ -99,7 +99,7 @@ struct QueryGenerationTests {
             #expect(token.stores == [stack.store.identifier])
             try stack.coordinator.removePersistentStore(stack.store)
             let other = stack.newContext()
-            #expect { try other.setQueryGenerationFrom(token) } throws: { ($0 as? NimbusError)?.code == .invalidToken }
+            #expect { try other.performAndWait { try other.setQueryGenerationFrom(token) } } throws: { ($0 as? NimbusError)?.code == .invalidToken }
         }
     }
 

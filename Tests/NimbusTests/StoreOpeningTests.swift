@@ -30,8 +30,8 @@ struct StoreOpeningTests {
     @Test("a corrupt database is refused and left as it was")
     func corrupt() throws {
         let stack = try TestStack()
-        try stack.newContext().performAndWait { () throws in
-            let context = stack.newContext()
+        let context = stack.newContext()
+        try context.performAndWait { () throws in
             for i in 0..<200 { _ = try context.insert("Post", ["title": String(repeating: "x", count: 100) + "\(i)"]) }
             try context.save()
         }
@@ -79,8 +79,8 @@ struct StoreOpeningTests {
     @Test("a store opens without its model, from the model it keeps")
     func openWithoutModel() throws {
         let stack = try TestStack()
-        try stack.newContext().performAndWait { () throws in
-            let context = stack.newContext()
+        let context = stack.newContext()
+        try context.performAndWait { () throws in
             _ = try context.insert("Tag", ["name": "kept"])
             try context.save()
         }

@@ -123,8 +123,7 @@ final class NimbusFetchMaterialized: BenchmarkCase {
     func verify() throws {
         // Every object came back loaded: no fault, and every title readable (untimed unless the
         // scenario reads titles).
-        let faults = objects.filter(\.isFault).count
-        let bytes = try context!.performAndWait { Self.titleBytes(objects) }
+        let (faults, bytes) = context!.performAndWait { (objects.filter(\.isFault).count, Self.titleBytes(objects)) }
         guard objects.count == scenario.rows, faults == 0, bytes > 0, !readsTitles || titleBytes == bytes else {
             throw BenchmarkCheckFailure("Nimbus fetched \(objects.count) posts (\(faults) faults, title bytes \(bytes))")
         }
@@ -163,7 +162,8 @@ final class NimbusFetchFaults: BenchmarkCase {
 
     func verify() throws {
         let expected = scenario.rows / Scenario.fireStride
-        guard objects.count == scenario.rows, fired == expected, objects[1].isFault, !objects[0].isFault else {
+        let faults = context!.performAndWait { (objects[1].isFault, objects[0].isFault) }
+        guard objects.count == scenario.rows, fired == expected, faults == (true, false) else {
             throw BenchmarkCheckFailure("Nimbus fetched \(objects.count) faults and fired \(fired), not \(expected)")
         }
         objects = []

@@ -8,6 +8,7 @@ extension ManagedObjectContext {
     ///   ``NimbusError/Code-swift.struct/typeMismatch`` (nothing is inserted).
     @discardableResult
     public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
+        checkQueue()
         let entity = try entity(named: request.entityName)
         guard !entity.isAbstract else { throw NimbusError(.invalidArgument, "entity \(entity.name) is abstract") }
         var rows: [[PropertyValue]] = []
@@ -47,6 +48,7 @@ extension ManagedObjectContext {
     ///   ``NimbusError/Code-swift.struct/typeMismatch`` (nothing is updated).
     @discardableResult
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
+        checkQueue()
         let entity = try entity(named: request.entityName)
         guard !request.propertiesToUpdate.isEmpty else {
             throw NimbusError(.invalidArgument, "a batch update needs propertiesToUpdate")
@@ -103,6 +105,7 @@ extension ManagedObjectContext {
     ///   (nothing is deleted).
     @discardableResult
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
+        checkQueue()
         var result = BatchResult()
         switch request.target {
         case let .fetch(fetch):

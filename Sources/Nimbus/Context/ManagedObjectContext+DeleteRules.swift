@@ -7,6 +7,7 @@ extension ManagedObjectContext {
     /// - Throws: ``NimbusError/Code-swift.struct/deleteDenied`` naming each blocking
     ///   relationship; the context is left as it was before the deletes were processed.
     public func processPendingChanges() throws {
+        checkQueue()
         defer { notifyChangeObservers() }
         var denied: [String] = []
         var processed: Set<ManagedObject> = []

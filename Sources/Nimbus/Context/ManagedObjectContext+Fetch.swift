@@ -13,6 +13,7 @@ extension ManagedObjectContext {
     ///   ``NimbusError/Code-swift.struct/invalidPredicate``,
     ///   ``NimbusError/Code-swift.struct/typeMismatch`` or a SQLite error.
     public func fetch<Result>(_ request: FetchRequest<Result>) throws -> [Result] {
+        checkQueue()
         let entity = try entity(named: request.entityName)
         switch request.resultType {
         case .count:
@@ -48,6 +49,7 @@ extension ManagedObjectContext {
 
     /// The number of objects a request would fetch.
     public func count<Result>(for request: FetchRequest<Result>) throws -> Int {
+        checkQueue()
         let entity = try entity(named: request.entityName)
         if parent != nil { return try fetchMatchingIDs(request, entity: entity).count }
         if request.includesPendingChanges, !pendingObjects(of: entity, request).isEmpty {

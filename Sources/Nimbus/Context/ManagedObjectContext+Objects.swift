@@ -3,6 +3,7 @@ import Foundation
 extension ManagedObjectContext {
     /// Inserts a new object; it is saved with the next ``save()``.
     public func insert(_ object: ManagedObject) {
+        checkQueue()
         if object.managedObjectContext === self, object.flags.isInserted { return }
         if object.flags.isDeleted, object.managedObjectContext === self {
             // Re-inserting a deleted object un-deletes it.
@@ -26,6 +27,7 @@ extension ManagedObjectContext {
     /// - Throws: ``NimbusError/Code-swift.struct/unknownEntity``.
     @discardableResult
     public func insertNewObject(forEntityName name: String) throws -> ManagedObject {
+        checkQueue()
         let entity = try entity(named: name)
         if entity.isAbstract {
             throw NimbusError(.invalidArgument, "entity \(name) is abstract; insert one of its sub-entities")
@@ -35,6 +37,7 @@ extension ManagedObjectContext {
 
     /// Marks an object deleted; its delete rules apply when changes are processed (at save).
     public func delete(_ object: ManagedObject) {
+        checkQueue()
         guard object.managedObjectContext === self, !object.flags.isDeleted else { return }
         if object.flags.isInserted {
             // A new object that is deleted simply disappears, after nullifying its relationships.
@@ -50,6 +53,7 @@ extension ManagedObjectContext {
     ///
     /// The object's row is not read until a property is accessed.
     public func object(with requestedID: ManagedObjectID) -> ManagedObject {
+        checkQueue()
         let objectID = permanentIDsForTemporary[requestedID] ?? requestedID
         return registry.object(for: objectID) {
             objectID.entity.managedObjectClass.init(materializing: .init(id: objectID, context: reference, snapshot: nil, asFault: true))
@@ -60,6 +64,7 @@ extension ManagedObjectContext {
     ///
     /// - Throws: ``NimbusError/Code-swift.struct/objectNotFound``.
     public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
+        checkQueue()
         let object = object(with: objectID)
         if objectID.isTemporaryID && parent == nil {
             guard object.flags.isInserted else {
@@ -79,15 +84,16 @@ extension ManagedObjectContext {
 
     /// Whether the context has unsaved inserts, updates or deletes.
     public var hasChanges: Bool {
-        !insertedSet.isEmpty || !deletedSet.isEmpty || changedSet.contains { $0.hasChanges }
+        checkQueue()
+        return !insertedSet.isEmpty || !deletedSet.isEmpty || changedSet.contains { $0.hasChanges }
     }
 
     /// Objects inserted since the last save.
-    public var insertedObjects: Set<ManagedObject> { insertedSet.filter { !$0.flags.isDeleted } }
+    public var insertedObjects: Set<ManagedObject> { checkQueue(); return insertedSet.filter { !$0.flags.isDeleted } }
     /// Objects with changed properties since the last save.
-    public var updatedObjects: Set<ManagedObject> { changedSet.filter { $0.isUpdated } }
+    public var updatedObjects: Set<ManagedObject> { checkQueue(); return changedSet.filter { $0.isUpdated } }
     /// Objects deleted since the last save.
-    public var deletedObjects: Set<ManagedObject> { deletedSet.filter { !$0.flags.isInserted } }
+    public var deletedObjects: Set<ManagedObject> { checkQueue(); return deletedSet.filter { !$0.flags.isInserted } }
 
     func markChanged(_ object: ManagedObject) {
         // New objects are tracked as inserted already.
@@ -101,6 +107,7 @@ extension ManagedObjectContext {
     ///
     /// - Throws: when no store can hold an object.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        checkQueue()
         let temporary = objects.filter { $0.objectID.isTemporaryID }
         guard !temporary.isEmpty else { return }
         let ids = try persistentStoreCoordinator.obtainPermanentIDs(for: temporary.map(\.objectID))

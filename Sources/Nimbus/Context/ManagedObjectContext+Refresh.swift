@@ -4,6 +4,7 @@ extension ManagedObjectContext {
     /// Discards every unsaved change: inserted objects leave, deleted ones come back,
     /// changed ones return to their saved values.
     public func rollback() {
+        checkQueue()
         for object in insertedSet {
             unregister(object)
             object.managedObjectContext = nil
@@ -30,6 +31,7 @@ extension ManagedObjectContext {
 
     /// Forgets every object: registered objects are released and unsaved changes dropped.
     public func reset() {
+        checkQueue()
         rollback()
         for object in registry.all {
             object.turnIntoFault()
@@ -46,6 +48,7 @@ extension ManagedObjectContext {
     /// With `mergeChanges` false the object becomes a fault and its unsaved changes are
     /// dropped; with true its unsaved changes are kept on top of the store's values.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        checkQueue()
         guard object.managedObjectContext === self, !object.objectID.isTemporaryID else { return }
         persistentStoreCoordinator.rowCache.remove([object.objectID])
         if mergeChanges, let values = object.values, object.hasPersistentChangedValues {
@@ -74,6 +77,7 @@ extension ManagedObjectContext {
 
     /// Refreshes every registered object, keeping unsaved changes.
     public func refreshAllObjects() {
+        checkQueue()
         for object in registry.all {
             refresh(object, mergeChanges: object.hasChanges)
         }
@@ -83,6 +87,7 @@ extension ManagedObjectContext {
     /// context's own unsaved changes on top), deleted objects are removed, and
     /// inserted objects become available.
     public func mergeChanges(fromContextDidSave notification: SaveNotification) {
+        checkQueue()
         defer { notifyChangeObservers() }
         advanceQueryGeneration()
         for id in notification.updatedObjectIDs.union(notification.insertedObjectIDs) {

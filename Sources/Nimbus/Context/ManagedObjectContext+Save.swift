@@ -14,6 +14,7 @@ extension ManagedObjectContext {
     ///   to read since the last save (edits made through it may be missing), until the object
     ///   is refreshed or the context rolled back.
     public func save() throws {
+        checkQueue()
         try checkFaultFailures()
         try processPendingChanges()
         try checkFaultFailures()
@@ -121,6 +122,7 @@ extension ManagedObjectContext {
 
     /// Assigns a new object to a store (when several stores hold its entity).
     public func assign(_ object: ManagedObject, to store: PersistentStore) {
+        checkQueue()
         assignedStores[object.objectID] = store.identifier
     }
 }

@@ -64,18 +64,18 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag"))
     /// ```
     public var retainsRegisteredObjects: Bool {
-        get { registry.retainsObjects }
-        set { registry.retainsObjects = newValue }
+        get { checkQueue(); return registry.retainsObjects }
+        set { checkQueue(); registry.retainsObjects = newValue }
     }
 
     let queue: DispatchQueue
-    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     // State below is confined to the context's queue, so the hottest of it skips the
     // runtime's dynamic exclusivity checks.
     let registry = ObjectRegistry()
-    /// The context's weak reference to itself, held by its objects.
-    let reference = ContextReference()
+    /// The context's weak reference to itself, held by its objects; also what queue checks
+    /// compare (``QueueConfinement``).
+    let reference: ContextReference
     @exclusivity(unchecked) var insertedSet: Set<ManagedObject> = []
     /// Inserted objects in the order they were inserted, with their insertion sequence
     /// (an entry whose object was inserted again later is stale); saves write rows in this order.
@@ -134,12 +134,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case .mainQueue: queue = .main
         case .privateQueue: queue = DispatchQueue(label: "nimbus.context")
         }
+        reference = ContextReference(isMainQueue: concurrencyType == .mainQueue)
         reference.context = self
-        if concurrencyType == .privateQueue {
-            queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
-        } else {
-            Self.markMainQueue
-        }
+        if concurrencyType == .mainQueue { Self.markMainQueue }
     }
 
     deinit {
@@ -156,22 +153,34 @@ public final class ManagedObjectContext: @unchecked Sendable {
         try managedObjectModel.entity(named: name)
     }
 
-    var isOnQueue: Bool {
-        switch concurrencyType {
-        case .mainQueue: Thread.isMainThread || DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
-        case .privateQueue: DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
-        }
-    }
+    /// Whether the caller may use the context: it runs inside the context's `perform` or
+    /// `performAndWait` (or, for a main-queue context, on the main thread or main queue).
+    var isOnQueue: Bool { reference.isActiveOnCurrentThread }
 
     /// Runs a block on the context's queue and returns at once.
+    ///
+    /// Use the context and its objects only inside such blocks (or, for a main-queue
+    /// context, on the main actor): any other use stops the process with a message naming
+    /// the context (see <doc:Concurrency>).
     public func perform(_ block: @escaping @Sendable () -> Void) {
-        queue.async(execute: block)
+        let reference = reference
+        queue.async { QueueConfinement.withActive(reference, block) }
     }
 
     /// Runs a block on the context's queue and waits for it; reentrant.
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
-        if isOnQueue { return try block() }
-        return try queue.sync(execute: block)
+        let reference = reference
+        // Reentrant: this context's block, or a parent's block called from the child's.
+        if reference.isInThreadChain { return try block() }
+        let holdsMainQueue = ContextReference.holdsMainQueue
+        // The main thread (or main queue) already holds the main queue.
+        if reference.isMainQueue && holdsMainQueue { return try QueueConfinement.pushing(reference, block) }
+        if holdsMainQueue && !ContextReference.mainQueueMarker.isInThreadChain {
+            return try queue.sync {
+                try QueueConfinement.pushing(ContextReference.mainQueueMarker) { try QueueConfinement.pushing(reference, block) }
+            }
+        }
+        return try queue.sync { try QueueConfinement.pushing(reference, block) }
     }
 
     /// Runs a block on the context's queue and returns its result.
@@ -181,8 +190,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// ```
     public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
+            let reference = reference
             queue.async {
-                continuation.resume(with: Result { try block() })
+                continuation.resume(with: Result { try QueueConfinement.withActive(reference, block) })
             }
         }
     }
@@ -196,11 +206,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The object registered for an ID, if the context has it.
     public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
-        registry[permanentIDsForTemporary[objectID] ?? objectID]
+        checkQueue()
+        return registry[permanentIDsForTemporary[objectID] ?? objectID]
     }
 
     /// Every object the context holds (objects the app has let go of are not counted).
     public var registeredObjects: Set<ManagedObject> {
+        checkQueue()
         registry.sweep()
         return Set(registry.all)
     }
@@ -230,4 +242,14 @@ struct WeakContextReference {
 /// A weak reference to a context, one per context, shared by the context's objects.
 final class ContextReference: @unchecked Sendable {
     weak var context: ManagedObjectContext?
+    /// Whether the context is a main-queue context (usable on the main thread).
+    let isMainQueue: Bool
+    /// While the context's work runs on a thread: the reference of the context whose work it
+    /// interrupted (a child's block waiting on its parent), nil for the outermost. Written
+    /// and read only by the thread that holds the context's queue.
+    @exclusivity(unchecked) var enclosing: UnsafeMutableRawPointer?
+
+    init(isMainQueue: Bool) {
+        self.isMainQueue = isMainQueue
+    }
 }

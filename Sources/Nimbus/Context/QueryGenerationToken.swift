@@ -55,7 +55,8 @@ public final class QueryGenerationToken: Sendable, Equatable, CustomStringConver
 extension ManagedObjectContext {
     /// The generation the context is pinned to, nil when unpinned (it reads the latest data).
     public var queryGenerationToken: QueryGenerationToken? {
-        switch generation {
+        checkQueue()
+        return switch generation {
         case .unpinned: nil
         case .current: .current
         case let .pinned(token, _): token
@@ -71,6 +72,7 @@ extension ManagedObjectContext {
     /// - Throws: ``NimbusError/Code-swift.struct/invalidToken`` when none of the token's
     ///   stores are in the coordinator any more.
     public func setQueryGenerationFrom(_ token: QueryGenerationToken?) throws {
+        checkQueue()
         guard let token else { generation = .unpinned; return }
         guard parent == nil else {
             throw NimbusError(.invalidArgument, "a nested context reads through its parent and is always unpinned; pin the parent instead")

@@ -8,6 +8,7 @@ extension ManagedObjectContext {
     ///   or past the last transaction; ``NimbusError/Code-swift.struct/historyPurgeRefused``
     ///   when a purge would remove history a registered consumer has not read.
     public func execute(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
+        checkQueue()
         var total = PersistentHistoryResult()
         var stores = persistentStoreCoordinator.persistentStores
         if case let .fetch(.token(token?)) = request.operation { stores = stores.filter { $0.identifier == token.storeIdentifier } }
@@ -37,6 +38,7 @@ extension ManagedObjectContext {
     /// values (keeping the context's unsaved changes), deleted objects go away. This is how
     /// a context sees changes made by other processes and by batch requests.
     public func mergeChanges(fromHistory transactions: [PersistentHistoryTransaction]) {
+        checkQueue()
         var combined = SaveNotification()
         for transaction in transactions {
             let notification = transaction.objectIDNotification()

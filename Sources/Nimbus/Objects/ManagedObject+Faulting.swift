@@ -45,6 +45,7 @@ extension ManagedObject {
     ///   ``NimbusError/Code-swift.struct/corruptStore``, ``NimbusError/Code-swift.struct/io``);
     ///   the object then stays a fault, and a later access reads again.
     public func fireFault() throws {
+        checkQueue()
         guard values == nil else { return }
         if let committed {
             fulfill(with: committed)

@@ -10,6 +10,7 @@ extension ManagedObject {
     /// fault, and the context's next save throws the read's error;
     /// ``validatedValue(forKey:)`` throws it at once.
     public func value(forKey key: String) -> Any? {
+        checkQueue()
         guard let index = entity.index(ofProperty: key) else { return nil }
         do {
             return try value(at: index)
@@ -30,6 +31,7 @@ extension ManagedObject {
     /// - Throws: ``NimbusError/Code-swift.struct/unknownProperty``; the errors of
     ///   ``fireFault()`` when the object is a fault whose row cannot be read.
     public func validatedValue(forKey key: String) throws -> Any? {
+        checkQueue()
         let index = try propertyIndex(key)
         return try value(at: index)
     }
@@ -65,6 +67,7 @@ extension ManagedObject {
     /// one) cannot be read, nothing is set and the context's next save throws the read's
     /// error, so the lost edit is not silent.
     public func setValue(_ value: Any?, forKey key: String) {
+        checkQueue()
         // The object's own read first, so a stored value it cannot hold (a typeMismatch of
         // the read) is recorded rather than taken for a wrong value given here.
         guard fireFaultIfNeeded() else { return }
@@ -84,6 +87,7 @@ extension ManagedObject {
     ///   ``NimbusError/Code-swift.struct/wrongContext``; the errors of ``fireFault()`` when
     ///   the object is a fault whose row cannot be read (nothing is changed then).
     public func setValidatedValue(_ value: Any?, forKey key: String) throws {
+        checkQueue()
         let index = try propertyIndex(key)
         if values == nil { try fireFault() }
         if case let .attribute(type) = entity.propertyKinds[index] {
@@ -116,6 +120,7 @@ extension ManagedObject {
 
     /// Adds objects to a to-many relationship, keeping inverses consistent.
     public func addObjects(_ objects: [ManagedObject], toRelationship key: String) throws {
+        checkQueue()
         let index = try toManyIndex(key)
         try loadToManyIfNeeded(index)
         guard case let .objects(current) = values![index] else { return }
@@ -125,6 +130,7 @@ extension ManagedObject {
 
     /// Removes objects from a to-many relationship, keeping inverses consistent.
     public func removeObjects(_ objects: [ManagedObject], fromRelationship key: String) throws {
+        checkQueue()
         let index = try toManyIndex(key)
         try loadToManyIfNeeded(index)
         guard case let .objects(current) = values![index] else { return }
@@ -240,6 +246,7 @@ extension ManagedObject {
 
     /// The primitive stored value of a property, without conversion (for typed accessors).
     public func primitiveValue(forKey key: String) -> PropertyValue? {
+        checkQueue()
         guard let index = entity.propertyIndexes[key] else { return nil }
         if entity.properties[index].relationship?.isToMany == true { ensureToManyLoaded(index) } else { fireFaultIfNeeded() }
         return values?[index]

@@ -2,21 +2,23 @@ import Foundation
 
 extension ManagedObject {
     /// Whether the object's values are not loaded yet.
-    public var isFault: Bool { values == nil }
+    public var isFault: Bool { checkQueue(); return values == nil }
     /// Whether the object was inserted and not yet saved.
-    public var isInserted: Bool { flags.isInserted && !flags.isDeleted }
+    public var isInserted: Bool { checkQueue(); return flags.isInserted && !flags.isDeleted }
     /// Whether the object was deleted and not yet saved (or its row is gone).
-    public var isDeleted: Bool { flags.isDeleted }
+    public var isDeleted: Bool { checkQueue(); return flags.isDeleted }
     /// Whether a saved object has changed properties since it was last saved.
-    public var isUpdated: Bool { !flags.isInserted && !flags.isDeleted && hasPersistentChangedValues }
+    public var isUpdated: Bool { checkQueue(); return !flags.isInserted && !flags.isDeleted && hasPersistentChangedValues }
 
     /// Whether the object has unsaved changes of any kind.
     public var hasChanges: Bool {
-        flags.isInserted || flags.isDeleted || hasPersistentChangedValues || (flags.isDeletedInStore && flags.isChanged)
+        checkQueue()
+        return flags.isInserted || flags.isDeleted || hasPersistentChangedValues || (flags.isDeletedInStore && flags.isChanged)
     }
 
     /// Whether any stored property differs from the last saved value.
     public var hasPersistentChangedValues: Bool {
+        checkQueue()
         guard let values else { return false }
         guard let committed else { return flags.isInserted }
         for index in entity.attributeIndexes where values[index] != committed.values[index] { return true }
@@ -32,6 +34,7 @@ extension ManagedObject {
     /// The properties changed since the last save, with their new values.
     /// Relationships give `ManagedObject`s, sets of them or arrays (ordered).
     public func changedValues() -> [String: Any] {
+        checkQueue()
         var result: [String: Any] = [:]
         for index in changedPropertyIndexes() {
             let name = entity.properties[index].name
@@ -42,6 +45,7 @@ extension ManagedObject {
 
     /// The last saved values of some properties (all stored ones when keys is nil).
     public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        checkQueue()
         fireFaultIfNeeded()
         var result: [String: Any] = [:]
         let names = keys ?? entity.properties.filter { !$0.isTransient }.map(\.name)

@@ -30,7 +30,7 @@ open class ManagedObject {
     @exclusivity(unchecked) var insertionSequence: Int32 = 0
     /// The context's weak reference to itself, shared by all its objects: objects hold it
     /// strongly, so no object carries a weak reference of its own.
-    @exclusivity(unchecked) private var contextReference: ContextReference?
+    @exclusivity(unchecked) var contextReference: ContextReference?
     /// Working values, one per property of the entity (nil while a fault).
     @exclusivity(unchecked) var values: [PropertyValue]?
     /// Values as last read from or written to the store (nil for new objects and faults).
@@ -131,7 +131,7 @@ extension ManagedObject: Hashable {
 
 extension ManagedObject: CustomStringConvertible {
     public var description: String {
-        "<\(entity.name) \(objectID)\(isFault ? " fault" : "")>"
+        "<\(entity.name) \(objectID)\(values == nil ? " fault" : "")>"
     }
 }
 

@@ -101,10 +101,11 @@ final class Device: @unchecked Sendable {
         }
     }
 
-    func fetchOne(_ entity: String, _ format: String, _ arguments: Any...) throws -> ManagedObject? {
+    func fetchOneID(_ entity: String, _ format: String, _ arguments: Any...) throws -> ManagedObjectID? {
         var request = FetchRequest<ManagedObject>(entityName: entity)
         request.predicate = try QueryPredicate(format: format, argumentArray: arguments)
-        return try container.newBackgroundContext().fetch(request).first
+        let context = container.newBackgroundContext()
+        return try context.performAndWait { try context.fetch(request).first?.objectID }
     }
 }
 
