@@ -75,8 +75,8 @@ struct MirroringTests {
         let onB = try await b.snapshot("Post", key: "title")
         #expect(onA == onB)
         #expect(onA["A's title"]?["body"] == "B's body")
-        let post = try #require(try a.fetchOne("Post", "title == %@", "A's title"))
-        let stamp = try #require(try a.container.record(for: post.objectID)?.fields["CD_views"]?.stamp)
+        let post = try #require(try a.fetchOneID("Post", "title == %@", "A's title"))
+        let stamp = try #require(try a.container.record(for: post)?.fields["CD_views"]?.stamp)
         let idB = try #require(try b.container.syncStatus().first?.deviceID)
         #expect(onA["A's title"]?["views"] == (stamp.device == idB ? "9" : "7"))
     }
