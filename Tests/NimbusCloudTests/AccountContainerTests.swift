@@ -25,7 +25,7 @@ struct AccountContainerTests {
         let server = try await SyncServer()
         defer { server.stop() }
         let folder = try TemporaryDirectory()
-        let accounts = SavedAccountProvider(file: nil)
+        let accounts = try SavedAccountProvider(file: nil)
         try accounts.signIn(try await CloudAccount.verify(token: server.tokens[0], server: server.url, containerIdentifier: "app"))
         let container = try Self.container(server, folder: folder, accounts: accounts, asynchronous: true)
         let (didChange, continuation) = AsyncStream<[PersistentStore]>.makeStream()
@@ -57,7 +57,7 @@ struct AccountContainerTests {
         let server = try await SyncServer()
         defer { server.stop() }
         let folder = try TemporaryDirectory()
-        let container = try Self.container(server, folder: folder, accounts: SavedAccountProvider(file: nil), asynchronous: false, readOnly: true)
+        let container = try Self.container(server, folder: folder, accounts: try SavedAccountProvider(file: nil), asynchronous: false, readOnly: true)
         try await container.loadPersistentStores()
         let context = container.newBackgroundContext()
         let error = await #expect(throws: NimbusError.self) {

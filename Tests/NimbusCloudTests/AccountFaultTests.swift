@@ -27,7 +27,7 @@ struct AccountFaultTests {
         }
         try await other.container.syncNow()
         let folder = try TemporaryDirectory()
-        let accounts = SavedAccountProvider(file: nil)
+        let accounts = try SavedAccountProvider(file: nil)
         let container = try AccountContainerTests.container(server, folder: folder, accounts: accounts, asynchronous: false)
         try await container.loadPersistentStores()
         let context = container.newBackgroundContext()
@@ -55,7 +55,7 @@ struct AccountFaultTests {
         let server = try await SyncServer(otherUsers: ["bob"])
         defer { server.stop() }
         let folder = try TemporaryDirectory()
-        let accounts = SavedAccountProvider(file: nil)
+        let accounts = try SavedAccountProvider(file: nil)
         let alice = try await CloudAccount.verify(token: server.tokens[0], server: server.url, containerIdentifier: "app")
         let bob = try await CloudAccount.verify(token: try #require(server.otherTokens["bob"]), server: server.url, containerIdentifier: "app")
         try accounts.signIn(alice)

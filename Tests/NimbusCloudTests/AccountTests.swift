@@ -55,6 +55,22 @@ struct AccountTests {
         #expect(try Self.fetch(b, "Post", "title") == ["unsent", "written offline"])   // and nothing of Bob's
     }
 
+    @Test("a damaged saved account is a clear error, never taken for signed out")
+    func damagedAccountFile() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let model = try #require(Bundle.module.url(forResource: "Tags", withExtension: "json", subdirectory: "Fixtures"))
+        let a = server.folder.url.appendingPathComponent("a").path
+        try Self.run("device", "init", a, "--server", server.url.absoluteString, "--token", server.tokens[0], "--model", model.path)
+        try Self.run("store", "insert", a, "Post", "title=kept")
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: a).appendingPathComponent("account.json"))
+        let refused = try SyncServer.run(["device", "status", a])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("invalidConfiguration"))
+        try Self.run("device", "login", a, "--token", server.tokens[0])
+        #expect(try Self.fetch(a, "Post", "title") == ["kept"])
+    }
+
     @Test("signing in with a wrong token is refused and changes nothing")
     func wrongToken() async throws {
         let server = try await SyncServer()

@@ -49,9 +49,16 @@ public final class SavedAccountProvider: AccountProvider {
     private let state: Mutex<(account: CloudAccount?, listeners: [UUID: AsyncStream<CloudAccount?>.Continuation])>
 
     /// A provider that keeps the account in `file` (nothing is saved when `file` is nil).
-    public init(file: URL?) {
+    /// - Throws: ``CloudError`` with ``CloudError/Code-swift.struct/invalidConfiguration`` when
+    ///   the file exists but holds no account (a damaged file is never taken for "signed out").
+    public init(file: URL?) throws {
         self.file = file
-        let saved = file.flatMap { FileManager.default.contents(atPath: $0.path) }.flatMap { try? JSONDecoder().decode(CloudAccount.self, from: $0) }
+        var saved: CloudAccount?
+        if let file, let data = FileManager.default.contents(atPath: file.path) {
+            do { saved = try JSONDecoder().decode(CloudAccount.self, from: data) } catch {
+                throw CloudError(.invalidConfiguration, "\(file.path) does not hold a saved account (\(error)); sign in again to replace it")
+            }
+        }
         state = Mutex((saved, [:]))
     }
 

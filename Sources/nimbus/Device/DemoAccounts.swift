@@ -16,7 +16,7 @@ struct DemoAccounts {
 
     func run() async throws {
         step("— accounts —")
-        let accounts = SavedAccountProvider(file: nil)
+        let accounts = try SavedAccountProvider(file: nil)
         let ada = try await CloudAccount.verify(token: adaToken, server: server, containerIdentifier: "com.example.posts")
         let grace = try await CloudAccount.verify(token: graceToken, server: server, containerIdentifier: "com.example.posts")
         try accounts.signIn(ada)

@@ -197,7 +197,7 @@ extension DeviceCommand {
         func run() async throws {
             try await reportingErrors {
                 let device = try DeviceFolder(path: directory)
-                let accounts = device.accounts
+                let accounts = try device.accounts
                 let container = try device.openContainer(accounts: accounts)
                 let previous = container.loadedAccountIdentifier
                 try accounts.signOut()
@@ -211,7 +211,7 @@ extension DeviceCommand {
         let device = try DeviceFolder(path: directory)
         let account = try await CloudAccount.verify(token: token, server: device.configuration.server,
                                                     containerIdentifier: device.configuration.container)
-        let accounts = device.accounts
+        let accounts = try device.accountsForSignIn()
         let container = try device.openContainer(accounts: accounts)
         try accounts.signIn(account)
         try await container.switchAccount(to: account)

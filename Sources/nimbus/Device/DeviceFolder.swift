@@ -61,13 +61,23 @@ struct DeviceFolder {
     }
 
     /// The device's saved credentials (`account.json`).
-    var accounts: SavedAccountProvider { SavedAccountProvider(file: url.appendingPathComponent("account.json")) }
+    var accounts: SavedAccountProvider {
+        get throws { try SavedAccountProvider(file: url.appendingPathComponent("account.json")) }
+    }
+
+    /// The saved credentials for a sign-in, which replaces a damaged file.
+    func accountsForSignIn() throws -> SavedAccountProvider {
+        do { return try accounts } catch let error as CloudError where error.code == .invalidConfiguration {
+            try FileManager.default.removeItem(at: url.appendingPathComponent("account.json"))
+            return try accounts
+        }
+    }
 
     /// Opens the device's container on the signed-in account's stores (syncing only when asked).
     func openContainer(accounts: SavedAccountProvider? = nil) throws -> CloudContainer {
         let container = CloudContainer(name: url.lastPathComponent, managedObjectModel: model)
         container.automaticallySyncs = false
-        container.accountProvider = accounts ?? self.accounts
+        container.accountProvider = try accounts ?? self.accounts
         container.setsUpAccountStoresAsynchronously = false
         container.persistentStoreDescriptions = descriptions
         try container.loadPersistentStores()
