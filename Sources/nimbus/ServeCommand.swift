@@ -36,6 +36,15 @@ extension NimbusCommand {
         @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay without traffic before it is closed.")
         var idleTimeout: Int64 = 60
 
+        @Option(name: .customLong("request-head-timeout"), help: "Seconds a request's headers may take to arrive.")
+        var requestHeadTimeout: Int64 = 20
+
+        @Option(name: .customLong("request-body-timeout"), help: "Seconds a request's body may take, plus one per --min-body-rate bytes.")
+        var requestBodyTimeout: Int64 = 20
+
+        @Option(name: .customLong("min-body-rate"), help: "Bytes per second of a request body that earn it one more second.")
+        var minBodyRate: Int = 500
+
         @Option(name: .customLong("max-connections-per-address"), help: "Connections one IP address may hold open.")
         var maxConnectionsPerAddress: Int = 1024
 
@@ -51,6 +60,9 @@ extension NimbusCommand {
             configuration.tombstoneHorizonSeconds = tombstoneHorizon
             configuration.maximumClockSkew = .seconds(maxClockSkew)
             configuration.idleTimeout = .seconds(idleTimeout)
+            configuration.requestHeadTimeout = .seconds(requestHeadTimeout)
+            configuration.requestBodyTimeout = .seconds(requestBodyTimeout)
+            configuration.minimumRequestBodyRate = minBodyRate
             configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
             var logger = Logger(label: "nimbus")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info

@@ -12,13 +12,16 @@ import NIOCore
 ///   timeout (set to the same value) takes over: it closes a keep-alive connection idle
 ///   between requests, never one whose request is still being answered; push sockets are
 ///   pinged every 30 s by the WebSocket handler;
+/// - a **request head deadline** (``RequestHeadTimeout``): a request's headers must arrive
+///   within ``ServerConfiguration/requestHeadTimeout`` of their first byte (the body has its
+///   own deadline, ``RequestBodyTimeout``, after the HTTP decoder);
 /// - a **per-address connection cap**: the connections beyond
 ///   ``ServerConfiguration/maximumConnectionsPerAddress`` from one IP address are closed at once.
 ///
 /// For example:
 /// ```swift
 /// let server = HTTPServerBuilder { responder in
-///     GuardedChildChannel(inner: HTTP1WebSocketUpgradeChannel(…), limiter: limiter, idleTimeout: .seconds(60))
+///     GuardedChildChannel(inner: HTTP1WebSocketUpgradeChannel(…), limiter: limiter, idleTimeout: .seconds(60), requestHeadTimeout: .seconds(20))
 /// }
 /// ```
 struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
@@ -27,6 +30,7 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
     let inner: Inner
     let limiter: ConnectionLimiter
     let idleTimeout: Duration
+    let requestHeadTimeout: Duration
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let address = channel.remoteAddress?.ipAddress ?? "unknown"
@@ -37,8 +41,8 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
         }
         channel.closeFuture.whenComplete { _ in limiter.close(address) }
         do {
-            let nanoseconds = idleTimeout.components.seconds * 1_000_000_000 + idleTimeout.components.attoseconds / 1_000_000_000
-            try channel.pipeline.syncOperations.addHandler(FirstByteTimeout(timeout: .nanoseconds(nanoseconds)))
+            try channel.pipeline.syncOperations.addHandler(FirstByteTimeout(timeout: TimeAmount(idleTimeout)))
+            try channel.pipeline.syncOperations.addHandler(RequestHeadTimeout(timeout: TimeAmount(requestHeadTimeout)))
         } catch {
             channel.close(promise: nil)
             return channel.eventLoop.makeFailedFuture(error)

@@ -88,20 +88,24 @@ public struct NimbusServerApp: Sendable {
     }
 
     /// HTTP/1 with the push upgrade (as `.http1WebSocketUpgrade(webSocketRouter:)`), each
-    /// connection behind the first-byte timeout and the per-address connection cap, and
-    /// Hummingbird's idle timeout between requests.
+    /// connection behind the first-byte timeout, the request head and body deadlines and the
+    /// per-address connection cap, and Hummingbird's idle timeout between requests.
     private static func guardedServer(webSocketRouter: Router<NimbusRequestContext>, configuration: ServerConfiguration) -> HTTPServerBuilder {
         let limiter = ConnectionLimiter(maximumPerAddress: configuration.maximumConnectionsPerAddress)
         let webSocketResponder = webSocketRouter.buildResponder()
-        let nanoseconds = configuration.idleTimeout.components.seconds * 1_000_000_000
-            + configuration.idleTimeout.components.attoseconds / 1_000_000_000
-        let idle = TimeAmount.nanoseconds(nanoseconds)
+        let idle = TimeAmount(configuration.idleTimeout)
+        let bodyTimeout = TimeAmount(configuration.requestBodyTimeout)
+        let bodyRate = configuration.minimumRequestBodyRate
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [RequestBodyTimeout(timeout: bodyTimeout, minimumRate: bodyRate)],
+            idleTimeout: idle)
         return HTTPServerBuilder { responder in
             GuardedChildChannel(
                 inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder,
-                    configuration: .init(http1: .init(idleTimeout: idle))),
-                limiter: limiter, idleTimeout: configuration.idleTimeout)
+                    configuration: .init(http1: http1)),
+                limiter: limiter, idleTimeout: configuration.idleTimeout,
+                requestHeadTimeout: configuration.requestHeadTimeout)
         }
     }
 

@@ -43,6 +43,12 @@ extension ServerConfiguration {
         guard idleTimeout > .zero else {
             throw InvalidError(message: "The idle timeout must be positive.")
         }
+        guard requestHeadTimeout > .zero, requestBodyTimeout > .zero else {
+            throw InvalidError(message: "The request head and body timeouts must be positive.")
+        }
+        guard minimumRequestBodyRate >= 1 else {
+            throw InvalidError(message: "The minimum request body rate must be at least 1 byte per second.")
+        }
         guard maximumConnectionsPerAddress >= 1 else {
             throw InvalidError(message: "The connection cap per address must be at least 1.")
         }

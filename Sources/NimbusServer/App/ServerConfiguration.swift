@@ -55,6 +55,22 @@ public struct ServerConfiguration: Sendable {
     /// including one that never sends a request. 60 seconds by default; push sockets are
     /// pinged every 30 s and stay open.
     public var idleTimeout: Duration
+    /// How long a request's head (request line and headers) may take from its first byte; a
+    /// connection that drips its headers slower is closed. 20 seconds by default.
+    public var requestHeadTimeout: Duration
+    /// How long a request's body may take from its head, beyond one more second for every
+    /// ``minimumRequestBodyRate`` bytes received; a slower body closes the connection.
+    /// 20 seconds by default.
+    ///
+    /// For example, a 1 MB upload may take 20 s + 1,000,000 / 500 s ≈ 33 minutes by default:
+    /// ```swift
+    /// configuration.requestBodyTimeout = .seconds(10)
+    /// configuration.minimumRequestBodyRate = 10_000
+    /// ```
+    public var requestBodyTimeout: Duration
+    /// The bytes per second of a request body that earn it one more second; see
+    /// ``requestBodyTimeout``. 500 by default.
+    public var minimumRequestBodyRate: Int
     /// The most connections one IP address may hold open; later ones are closed at once.
     /// 1024 by default.
     ///
@@ -87,6 +103,9 @@ public struct ServerConfiguration: Sendable {
         self.maximumClockSkew = .seconds(600)
         self.pushAuthenticationInterval = .seconds(30)
         self.idleTimeout = .seconds(60)
+        self.requestHeadTimeout = .seconds(20)
+        self.requestBodyTimeout = .seconds(20)
+        self.minimumRequestBodyRate = 500
         self.maximumConnectionsPerAddress = 1024
         self.maximumChangePageBytes = 8 << 20
     }
