@@ -41,6 +41,23 @@ public final class PersistentStoreCoordinator: Sendable {
     ///   as it was.
     @discardableResult
     public func addPersistentStore(with givenDescription: PersistentStoreDescription) throws -> PersistentStore {
+        let store = try openStore(with: givenDescription)
+        do {
+            try state.withLock { state in
+                if state.stores.contains(where: { $0.identifier == store.identifier }) {
+                    throw NimbusError(.storeAlreadyAdded, "the store \(store.identifier) is already added")
+                }
+                state.stores.append(store)
+            }
+        } catch {
+            try? store.database.writer.close()
+            throw error
+        }
+        return store
+    }
+
+    /// Opens the store a description names, not yet added.
+    private func openStore(with givenDescription: PersistentStoreDescription) throws -> PersistentStore {
         let description = try givenDescription.applyingOptions()
         if let url = description.url, description.type == .sqlite, persistentStore(for: url) != nil {
             throw NimbusError(.storeAlreadyAdded, "a store at \(url.path) is already added")
@@ -57,13 +74,42 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             store.addSaveHook(HistoryRecorder())
         }
-        try state.withLock { state in
-            if state.stores.contains(where: { $0.identifier == store.identifier }) {
-                throw NimbusError(.storeAlreadyAdded, "the store \(store.identifier) is already added")
-            }
-            state.stores.append(store)
-        }
         return store
+    }
+
+    /// Removes `old` and adds the stores `descriptions` name in one step: every fetch and
+    /// save sees either the old stores or the new ones, never both and never neither (an
+    /// account switch swaps its stores so). The new stores are opened first; if one fails to
+    /// open, nothing changes.
+    ///
+    /// For example:
+    /// ```swift
+    /// let added = try coordinator.swapPersistentStores(removing: [localStore], adding: [accountDescription])
+    /// ```
+    /// - Throws: ``NimbusError`` with ``NimbusError/Code-swift.struct/storeNotFound`` when a
+    ///   store of `old` is not added, and the errors of ``addPersistentStore(with:)``.
+    @discardableResult
+    public func swapPersistentStores(removing old: [PersistentStore], adding descriptions: [PersistentStoreDescription]) throws -> [PersistentStore] {
+        var opened: [PersistentStore] = []
+        do {
+            for description in descriptions { opened.append(try openStore(with: description)) }
+            try state.withLock { state in
+                for store in old where !state.stores.contains(where: { $0 === store }) {
+                    throw NimbusError(.storeNotFound, "the store \(store.identifier) is not in this coordinator")
+                }
+                let remaining = state.stores.filter { store in !old.contains { $0 === store } }
+                for store in opened where remaining.contains(where: { $0.identifier == store.identifier }) {
+                    throw NimbusError(.storeAlreadyAdded, "the store \(store.identifier) is already added")
+                }
+                state.stores = remaining + opened
+            }
+        } catch {
+            for store in opened { try? store.database.writer.close() }
+            throw error
+        }
+        rowCache.removeAll()
+        for store in old { try? store.database.writer.close() }
+        return opened
     }
 
     /// Adds a store without blocking the caller.

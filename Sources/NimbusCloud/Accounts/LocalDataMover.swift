@@ -1,29 +1,34 @@
 import Foundation
 import Nimbus
 
-/// Copies every object of one store into another in one save (attributes, then
-/// relationships through the copies) and deletes the originals in the same save.
+/// Moves what was saved without an account into an account's store, in two steps around the
+/// store swap, so that no context ever sees the data twice or not at all:
+///
+/// 1. ``copy()`` (before the swap, while the local store is still the one in use): copies every
+///    object of the local store into the account's store in one save (attributes, then
+///    relationships through the copies); objects of entities with a uniqueness constraint
+///    join the account's object with the same key instead. The same save marks each handled
+///    original in `ANIMBUSCLOUDMOVED`, so a copy interrupted by a crash never copies twice.
+/// 2. ``removeOriginals(marked:)`` (after the swap, the local store no longer in use): deletes
+///    the marked originals from the local store, so they move once.
 struct LocalDataMover {
     let context: ManagedObjectContext
     let from: PersistentStore
     let to: PersistentStore
 
-    func move() throws {
+    /// Copies the local objects not yet handled into the account's store.
+    func copy() throws {
         var copies: [ManagedObjectID: ManagedObject] = [:]
         var originals: [ManagedObject] = []
-        // Objects a move interrupted by a crash already copied (the account store records
-        // each copy in the transaction that writes it): they are only deleted here now.
-        let moved = try to.readTransaction { db -> Set<Int64> in
-            guard try db.tableExists("ANIMBUSCLOUDMOVED") else { return [] }
-            return Set(try Int64.fetchAll(db, sql: "SELECT ZKEY FROM ANIMBUSCLOUDMOVED WHERE ZSTORE = ?", arguments: [from.identifier]))
-        }
-        var movedNow: [(Int64, ManagedObjectID)] = []
+        let handled = try Self.marks(in: to, of: from.identifier)
+        var marks: [Int64] = []
         var twins = try accountObjectsByKey()
         for entity in from.entities where !entity.isAbstract {
             let request = FetchRequest<ManagedObject>(entityName: entity.name)
             for object in try context.fetch(request) where object.entity === entity && object.objectID.storeIdentifier == from.identifier {
+                if handled.contains(Self.key(object.objectID)) { continue }
                 originals.append(object)
-                if moved.contains(Self.key(object.objectID)) { continue }
+                marks.append(Self.key(object.objectID))
                 if let key = Self.uniqueKey(of: object), let twin = twins[key] {
                     copies[object.objectID] = twin
                     continue
@@ -36,7 +41,6 @@ struct LocalDataMover {
                 }
                 copies[object.objectID] = copy
                 if let key = Self.uniqueKey(of: copy) { twins[key] = copy }
-                movedNow.append((Self.key(object.objectID), copy.objectID))
             }
         }
         guard !originals.isEmpty else { return }
@@ -52,17 +56,40 @@ struct LocalDataMover {
                 }
             }
         }
-        // The copies and their marks commit together; then the originals go.
+        // The copies and the marks of every handled original commit together.
         let store = from.identifier
-        let marks = movedNow.map(\.0)
+        let handledNow = marks
         try context.save(in: to) { db, _ in
             try db.execute(sql: "CREATE TABLE IF NOT EXISTS ANIMBUSCLOUDMOVED (ZSTORE TEXT NOT NULL, ZKEY INTEGER NOT NULL, PRIMARY KEY (ZSTORE, ZKEY))")
-            for key in marks {
+            for key in handledNow {
                 try db.execute(sql: "INSERT OR IGNORE INTO ANIMBUSCLOUDMOVED (ZSTORE, ZKEY) VALUES (?, ?)", arguments: [store, key])
             }
         }
-        for object in originals { context.delete(object) }
-        try context.save()
+    }
+
+    /// Deletes from the local store the originals `marks` names (read from the account's
+    /// store with ``marks(in:of:)``).
+    func removeOriginals(marked marks: Set<Int64>) throws {
+        guard !marks.isEmpty else { return }
+        var deleted = false
+        for entity in from.entities where !entity.isAbstract {
+            let request = FetchRequest<ManagedObject>(entityName: entity.name)
+            for object in try context.fetch(request)
+            where object.entity === entity && object.objectID.storeIdentifier == from.identifier && marks.contains(Self.key(object.objectID)) {
+                context.delete(object)
+                deleted = true
+            }
+        }
+        if deleted { try context.save() }
+    }
+
+    /// The keys of the originals of the local store `storeIdentifier` already handled by a
+    /// copy into `accountStore`.
+    static func marks(in accountStore: PersistentStore, of storeIdentifier: String) throws -> Set<Int64> {
+        try accountStore.readTransaction { db -> Set<Int64> in
+            guard try db.tableExists("ANIMBUSCLOUDMOVED") else { return [] }
+            return Set(try Int64.fetchAll(db, sql: "SELECT ZKEY FROM ANIMBUSCLOUDMOVED WHERE ZSTORE = ?", arguments: [storeIdentifier]))
+        }
     }
 
     /// An object's key in the local store: entity number in the high bits, primary key below.

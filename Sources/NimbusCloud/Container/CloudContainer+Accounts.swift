@@ -76,6 +76,7 @@ extension CloudContainer {
         guard current.accountIdentifier != account?.identifier || current.token != account?.token else { return }
         NotificationCenter.default.post(name: Self.storesWillChangeNotification, object: self,
                                         userInfo: [Self.storesUserInfoKey: current.stores])
+        var removable: [URL] = []
         for store in current.stores {
             let mirror = engines.first(where: { $0.mirror.store === store })?.mirror
             // A sync in flight (an export or import) ends before its store goes.
@@ -87,46 +88,52 @@ extension CloudContainer {
                     return try SyncMetadata.pendingCount(db)
                 }
             }
-            try persistentStoreCoordinator.removePersistentStore(store)
             // The account's data leaves the device, once everything in it is on the server.
             if store.storeDescription.cloudContainerOptions != nil, pending == 0, let url = store.url {
-                AccountStores.removeFiles(of: url)
+                removable.append(url)
             }
         }
-        try addStores(for: account)
-        let view = viewContext
-        try await view.perform { view.reset() }
+        let stores: [PersistentStore]
+        do {
+            let plan = try storePlan(for: account)
+            if account != nil { try copyLocalData(plan) }
+            // One step on the view context's queue: it sees the old stores or the new ones
+            // (reset to forget the old objects), never both, never neither.
+            let view = viewContext
+            let coordinator = persistentStoreCoordinator
+            let old = current.stores
+            let descriptions = plan.map(\.account)
+            stores = try await view.perform {
+                let stores = try coordinator.swapPersistentStores(removing: old, adding: descriptions)
+                view.reset()
+                return stores
+            }
+        } catch {
+            // The old stores stay; they sync again.
+            for store in current.stores { try? mirror(store) }
+            throw error
+        }
+        try finishAdding(stores, for: account)
+        for url in removable { AccountStores.removeFiles(of: url) }
         NotificationCenter.default.post(name: Self.storesDidChangeNotification, object: self,
-                                        userInfo: [Self.storesUserInfoKey: accountState.stores])
+                                        userInfo: [Self.storesUserInfoKey: stores])
     }
 
-    /// Adds the stores of `account` (or the local stores).
+    /// Adds the stores of `account` (or the local stores) at load.
     private func addStores(for account: CloudAccount?) throws {
+        let plan = try storePlan(for: account)
+        if account != nil { try copyLocalData(plan) }
         var stores: [PersistentStore] = []
-        for template in accountState.templates {
-            guard let templateURL = template.url else { continue }
-            let url = AccountStores.url(for: templateURL, account: account?.identifier)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            var description = template
-            description.url = url
-            if let account {
-                description.cloudContainerOptions?.token = account.token
-            } else {
-                description.cloudContainerOptions = nil
-                description.persistentHistoryTracking = true
-                if isReadOnlyWithoutAccount {
-                    if !FileManager.default.fileExists(atPath: url.path) {
-                        try persistentStoreCoordinator.removePersistentStore(persistentStoreCoordinator.addPersistentStore(with: description))
-                    }
-                    description.isReadOnly = true
-                }
-            }
-            let store = try persistentStoreCoordinator.addPersistentStore(with: Self.prepared(description))
-            if account != nil {
-                try mirror(store)
-                try moveLocalData(of: template, into: store)
-            }
-            stores.append(store)
+        for step in plan { stores.append(try persistentStoreCoordinator.addPersistentStore(with: step.account)) }
+        try finishAdding(stores, for: account)
+    }
+
+    /// Mirrors the stores just added for an account, removes the local originals copied into
+    /// them, and records them as the current stores.
+    private func finishAdding(_ stores: [PersistentStore], for account: CloudAccount?) throws {
+        if account != nil {
+            for store in stores { try mirror(store) }
+            try removeMovedOriginals(from: try storePlan(for: nil), into: stores)
         }
         var state = accountState
         state.stores = stores
@@ -140,24 +147,71 @@ extension CloudContainer {
         }
     }
 
-    /// On sign-in, what was saved without an account moves into the account's store (and
-    /// leaves the local store, so that it moves once). Objects of entities with a uniqueness
-    /// constraint join the account's object with the same key instead of duplicating it.
-    private func moveLocalData(of template: PersistentStoreDescription, into accountStore: PersistentStore) throws {
-        guard let templateURL = template.url else { return }
-        let localURL = AccountStores.url(for: templateURL, account: nil)
-        guard FileManager.default.fileExists(atPath: localURL.path) else { return }
-        var description = template
-        description.url = localURL
-        description.cloudContainerOptions = nil
-        description.persistentHistoryTracking = true
-        description.isReadOnly = false
-        let localStore = try persistentStoreCoordinator.addPersistentStore(with: description)
-        defer { try? persistentStoreCoordinator.removePersistentStore(localStore) }
-        let context = newBackgroundContext()
-        context.transactionAuthor = "NimbusCloud.signIn"
-        try context.performAndWait {
-            try LocalDataMover(context: context, from: localStore, to: accountStore).move()
+    /// For each template, the local store's description and the one `account` uses (the
+    /// local one again for `nil`).
+    private func storePlan(for account: CloudAccount?) throws -> [(local: PersistentStoreDescription, account: PersistentStoreDescription)] {
+        try accountState.templates.compactMap { template -> (local: PersistentStoreDescription, account: PersistentStoreDescription)? in
+            guard let templateURL = template.url else { return nil }
+            var local = template
+            local.url = AccountStores.url(for: templateURL, account: nil)
+            local.cloudContainerOptions = nil
+            local.persistentHistoryTracking = true
+            guard let account else {
+                try FileManager.default.createDirectory(at: local.url!.deletingLastPathComponent(), withIntermediateDirectories: true)
+                if isReadOnlyWithoutAccount {
+                    if !FileManager.default.fileExists(atPath: local.url!.path) {
+                        // Created once, empty, so that it can open read-only.
+                        let creator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
+                        try creator.removePersistentStore(creator.addPersistentStore(with: local))
+                    }
+                    var readOnly = local
+                    readOnly.isReadOnly = true
+                    return (local, readOnly)
+                }
+                return (local, local)
+            }
+            var description = template
+            description.url = AccountStores.url(for: templateURL, account: account.identifier)
+            try FileManager.default.createDirectory(at: description.url!.deletingLastPathComponent(), withIntermediateDirectories: true)
+            description.cloudContainerOptions?.token = account.token
+            return (local, Self.prepared(description))
+        }
+    }
+
+    /// Sign-in, step 1: copies into each account store what its local store holds, on a
+    /// coordinator of its own, while the app still uses the local store (see
+    /// ``LocalDataMover``).
+    private func copyLocalData(_ plan: [(local: PersistentStoreDescription, account: PersistentStoreDescription)]) throws {
+        for step in plan {
+            guard let localURL = step.local.url, FileManager.default.fileExists(atPath: localURL.path) else { continue }
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
+            let local = try coordinator.addPersistentStore(with: step.local)
+            defer { try? coordinator.removePersistentStore(local) }
+            let target = try coordinator.addPersistentStore(with: step.account)
+            defer { try? coordinator.removePersistentStore(target) }
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+            context.transactionAuthor = "NimbusCloud.signIn"
+            try context.performAndWait {
+                try LocalDataMover(context: context, from: local, to: target).copy()
+            }
+        }
+    }
+
+    /// Sign-in, step 3 (after the swap): deletes from each local store the originals the
+    /// copy marked in the account's store, so that they move once.
+    private func removeMovedOriginals(from plan: [(local: PersistentStoreDescription, account: PersistentStoreDescription)],
+                                      into stores: [PersistentStore]) throws {
+        for (step, accountStore) in zip(plan, stores) {
+            guard let localURL = step.local.url, FileManager.default.fileExists(atPath: localURL.path) else { continue }
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
+            let local = try coordinator.addPersistentStore(with: step.local)
+            defer { try? coordinator.removePersistentStore(local) }
+            let marks = try LocalDataMover.marks(in: accountStore, of: local.identifier)
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+            context.transactionAuthor = "NimbusCloud.signIn"
+            try context.performAndWait {
+                try LocalDataMover(context: context, from: local, to: accountStore).removeOriginals(marked: marks)
+            }
         }
     }
 }
