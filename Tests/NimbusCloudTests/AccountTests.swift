@@ -123,4 +123,52 @@ struct AccountSwapKillTests {
         try AccountTests.run("device", "logout", a)
         #expect(try AccountTests.fetch(a, "Post", "title").isEmpty)
     }
+
+    /// Runs `nimbus` with `arguments` and kills it with SIGKILL after `delay`.
+    static func killed(after delay: Duration, _ arguments: String...) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try SyncServer.executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try await Task.sleep(for: delay)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    @Test("a switch and a sign-out killed with SIGKILL at seeded instants: one set of stores, the unsent edits kept and uploaded once")
+    func killedSwitchAndSignOut() async throws {
+        let server = try await SyncServer(otherUsers: ["bob"])
+        defer { server.stop() }
+        let bobToken = try #require(server.otherTokens["bob"])
+        let model = try #require(Bundle.module.url(forResource: "Tags", withExtension: "json", subdirectory: "Fixtures"))
+        let a = server.folder.url.appendingPathComponent("a").path
+        let b = server.folder.url.appendingPathComponent("b").path
+        for (directory, token) in [(a, server.tokens[0]), (b, server.tokens[1])] {
+            try AccountTests.run("device", "init", directory, "--server", server.url.absoluteString, "--token", token, "--model", model.path)
+        }
+        // Alice's edits, never sent.
+        for index in 0..<20 { try AccountTests.run("store", "insert", a, "Post", "title=alice \(index)") }
+        let alice = (0..<20).map { "alice \($0)" }.sorted()
+        var generator = SeededGenerator(seed: 11)
+        for round in 0..<6 {
+            try await Self.killed(after: .milliseconds(Int.random(in: 5...150, using: &generator)), "device", "switch", a, "--token", bobToken)
+            // Alice's set or Bob's (empty), never a mix or a loss.
+            let seen = try AccountTests.fetch(a, "Post", "title")
+            #expect(seen == alice || seen.isEmpty, "round \(round): \(seen.count) posts")
+            try AccountTests.run("device", "switch", a, "--token", server.tokens[0])
+            #expect(try AccountTests.fetch(a, "Post", "title") == alice, "round \(round), back on Alice")
+        }
+        for round in 0..<6 {
+            try await Self.killed(after: .milliseconds(Int.random(in: 5...150, using: &generator)), "device", "logout", a)
+            let seen = try AccountTests.fetch(a, "Post", "title")
+            #expect(seen == alice || seen.isEmpty, "round \(round): \(seen.count) posts")
+            try AccountTests.run("device", "login", a, "--token", server.tokens[0])
+            #expect(try AccountTests.fetch(a, "Post", "title") == alice, "round \(round), signed in again")
+        }
+        try AccountTests.run("device", "sync", a)
+        try AccountTests.run("device", "sync", b)
+        #expect(try AccountTests.fetch(b, "Post", "title") == alice)
+    }
 }
