@@ -217,7 +217,7 @@ actor MirrorEngine {
 
     // MARK: Scheduling
 
-    /// Starts syncing by itself: now, shortly after each local save, on push, and after
+    /// Starts syncing by itself: now, after each local save, on push, and after
     /// failures by ``SyncPolicy``.
     func start() {
         guard loop == nil else { return }
@@ -257,8 +257,9 @@ actor MirrorEngine {
     private func runLoop() async {
         for await _ in wakes {
             if Task.isCancelled { return }
-            // Debounce: saves in quick succession go out together.
-            try? await Task.sleep(for: .milliseconds(50))
+            // No debounce: a wake syncs at once, and the saves and pushes that arrive while
+            // it runs collapse into one wake (the stream keeps the newest only), so a burst
+            // goes out in one more sync, and a lone save pays no waiting.
             do {
                 _ = try await sync()
             } catch {
