@@ -55,6 +55,35 @@ struct AccountTests {
         #expect(try Self.fetch(b, "Post", "title") == ["unsent", "written offline"])   // and nothing of Bob's
     }
 
+    @Test("a device made while the server was unreachable uploads its edits once the server names the account, then uses that account's store")
+    func madeOffline() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let model = try #require(Bundle.module.url(forResource: "Tags", withExtension: "json", subdirectory: "Fixtures"))
+        let a = server.folder.url.appendingPathComponent("a")
+        let b = server.folder.url.appendingPathComponent("b").path
+        try Self.run("device", "init", a.path, "--server", "http://127.0.0.1:9", "--token", server.tokens[0], "--model", model.path)
+        try Self.run("device", "init", b, "--server", server.url.absoluteString, "--token", server.tokens[1], "--model", model.path)
+        for index in 0..<5 { try Self.run("store", "insert", a.path, "Post", "title=offline \(index)") }
+        let expected = (0..<5).map { "offline \($0)" }
+        // The server is reachable now.
+        let configurationURL = a.appendingPathComponent("device.json")
+        var configuration = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: configurationURL)) as? [String: Any])
+        configuration["server"] = server.url.absoluteString
+        try JSONSerialization.data(withJSONObject: configuration).write(to: configurationURL)
+        func accountFolders() throws -> [String] {
+            let all = FileManager.default.enumerator(at: a, includingPropertiesForKeys: nil)?.allObjects.compactMap { $0 as? URL } ?? []
+            return all.filter { $0.deletingLastPathComponent().lastPathComponent == "accounts" }.map(\.lastPathComponent).sorted()
+        }
+        #expect(try accountFolders().allSatisfy { $0.hasPrefix("unverified-") })
+        try Self.run("device", "sync", a.path)
+        let folders = try accountFolders()
+        #expect(folders == ["alice"])
+        #expect(try Self.fetch(a.path, "Post", "title") == expected)
+        try Self.run("device", "sync", b)
+        #expect(try Self.fetch(b, "Post", "title") == expected)
+    }
+
     @Test("a damaged saved account is a clear error, never taken for signed out")
     func damagedAccountFile() async throws {
         let server = try await SyncServer()

@@ -28,6 +28,11 @@ enum AccountStores {
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: url.path + suffix)
         }
+        // The account's folder goes with its last store.
+        let folder = url.deletingLastPathComponent()
+        if (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true {
+            try? FileManager.default.removeItem(at: folder)
+        }
     }
 }
 

@@ -69,7 +69,9 @@ extension DeviceCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let cloud = try DeviceFolder(path: directory).openContainer()
+                let device = try DeviceFolder(path: directory)
+                try await device.settleUnverifiedAccount()
+                let cloud = try device.openContainer()
                 let summary = try await cloud.syncNow()
                 let pending = try cloud.syncStatus().reduce(0) { $0 + $1.pendingUploads }
                 guard pending == 0 else { throw CloudError(.server, "\(pending) change(s) are still pending after the sync") }
@@ -209,6 +211,9 @@ extension DeviceCommand {
 
     static func signIn(_ directory: String, token: String, verb: String) async throws {
         let device = try DeviceFolder(path: directory)
+        // Edits made offline under the current token go first (best effort: the sign-in
+        // itself must not fail because the previous account could not sync).
+        try? await device.settleUnverifiedAccount()
         let account = try await CloudAccount.verify(token: token, server: device.configuration.server,
                                                     containerIdentifier: device.configuration.container)
         let accounts = try device.accountsForSignIn()

@@ -94,4 +94,24 @@ struct DeviceFolder {
         let digest = token.utf8.reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 }
         return CloudAccount(identifier: "unverified-" + String(digest, radix: 16), token: token)
     }
+
+    /// A device made while the server could not be reached keeps its edits under an
+    /// unverified account (named after its token). Once the server names the token's user,
+    /// those edits upload through that replica, and only when nothing is left pending does the
+    /// device move to the user's store (its files then go, and the user's store imports from
+    /// the server); until then it stays where it was, so nothing is stranded.
+    func settleUnverifiedAccount() async throws {
+        let accounts = try self.accounts
+        guard let current = accounts.currentAccount, current.identifier.hasPrefix("unverified-"),
+              let verified = try? await CloudAccount.verify(token: current.token, server: configuration.server,
+                                                            containerIdentifier: configuration.container)
+        else { return }
+        let container = try openContainer(accounts: accounts)
+        try await container.syncNow()
+        let pending = try container.syncStatus().reduce(0) { $0 + $1.pendingUploads }
+        guard pending == 0 else { return }
+        try accounts.signIn(verified)
+        try await container.switchAccount(to: verified)
+    }
 }
+
