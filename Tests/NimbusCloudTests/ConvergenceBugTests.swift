@@ -58,4 +58,48 @@ struct ConvergenceBugTests {
         #expect(try await a.snapshot("Tag", key: "name").keys.sorted() == ["swift"])
         #expect(try await b.snapshot("Tag", key: "name").keys.sorted() == ["swift"])
     }
+
+    /// Seed 510: a device makes a tag whose unique name another device's tag already holds,
+    /// and links a post to it; meanwhile a third device deletes that tag. The tag's save meets
+    /// the deleted record's tombstone and goes again under the key's next generation of record
+    /// name, but the membership, saved in the same batch under the tag's old name, counted as
+    /// sent: the other devices got a membership of a deleted tag, and the link stayed on that
+    /// device alone. Now a membership whose end moves to a new name goes again under it.
+    @Test("a link to a unique-keyed object that moves to its key's next generation is sent again, not dropped")
+    func linkToRenamedUniqueObject() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let model = try SyncModel.make()
+        let a = try Device(server: server, token: server.tokens[0], model: model)
+        let b = try Device(server: server, token: server.tokens[1], model: model)
+        let c = try Device(server: server, token: server.tokens[0], model: model)
+        try await a.edit { context in
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue("t2", forKey: "name")
+        }
+        try await a.container.syncNow()
+        try await b.container.syncNow()
+        try await b.edit { context in
+            for tag in try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) { context.delete(tag) }
+        }
+        try await b.container.syncNow()
+        // C has not synced yet: its tag takes the name the deleted one had.
+        try await c.edit { context in
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue("t2", forKey: "name")
+            let post = try context.insertNewObject(forEntityName: "Post")
+            post.setValue("p1", forKey: "title")
+            try post.addObjects([tag], toRelationship: "tags")
+        }
+        try await c.container.syncNow()
+        try await c.container.syncNow()
+        #expect(try c.container.syncStatus().first?.pendingUploads == 0)
+        try await a.container.syncNow()
+        try await b.container.syncNow()
+        for device in [a, b, c] {
+            #expect(try await device.snapshot("Post", key: "title")["p1"]?["tags"] == "t2")
+            #expect(try await device.snapshot("Tag", key: "name")["t2"]?["posts"] == "p1")
+        }
+    }
 }
+

@@ -205,6 +205,17 @@ struct Exporter: Sendable {
 
     // MARK: Recording the answer
 
+    /// Whether the object `end` (of an entity with a uniqueness constraint) was never
+    /// confirmed by the server under its record name, or has just lost that name: its save
+    /// met the tombstone of a deleted record with the same key, and it takes the key's next
+    /// generation of record name.
+    private func movesToNextGeneration(_ end: ObjectKey, _ db: Database) throws -> Bool {
+        guard let entity = mirror.store.entity(number: end.entity),
+              !(entity.rootEntity.uniquenessConstraints.first ?? []).isEmpty else { return false }
+        guard let row = try SyncMetadata.record(entity: end.entity, primaryKey: end.primaryKey, db) else { return true }
+        return row.changeTag == nil
+    }
+
     /// Records the server's answer; `settled` counts the items no longer pending (an item the
     /// server confirmed but that stays pending for the conflict resolver is not settled).
     private func record(_ response: ModifyRecordsResponse, plan: ExportPlan) throws -> (confirmed: Int, settled: Int, deletedOnServer: [String], errors: [CloudError]) {
@@ -234,6 +245,11 @@ struct Exporter: Sendable {
                     confirmed += 1
                     if !sent.keys.contains(where: { pending[$0] == sent[$0] }) { settled += 1 }
                 case let (.saved, .link(key, first, second, stamp)):
+                    if try movesToNextGeneration(first, db) || movesToNextGeneration(second, db) {
+                        // Saved under an end's old name, which that end just lost: the
+                        // membership goes again under the end's new name.
+                        continue
+                    }
                     try db.execute(sql: """
                         UPDATE ANIMBUSCLOUDLINK SET ZPENDING = 0 WHERE ZRELATIONSHIP = ? AND ZFIRSTENTITY = ? AND ZFIRSTPK = ?
                         AND ZSECONDENTITY = ? AND ZSECONDPK = ? AND ZTIME = ? AND ZDEVICE = ?
@@ -249,6 +265,12 @@ struct Exporter: Sendable {
                     if error?.code == .unknownItem {
                         // The record is a tombstone on the server: deletion wins.
                         if case .link(let key, let first, let second, _) = item {
+                            if try movesToNextGeneration(first, db) || movesToNextGeneration(second, db) {
+                                // The membership was named after an end whose unique key's record
+                                // was deleted; that end goes again under the key's next
+                                // generation, and so does the membership (it stays pending).
+                                continue
+                            }
                             try db.execute(sql: """
                                 DELETE FROM ANIMBUSCLOUDLINK WHERE ZRELATIONSHIP = ? AND ZFIRSTENTITY = ? AND ZFIRSTPK = ? AND ZSECONDENTITY = ? AND ZSECONDPK = ?
                                 """, arguments: [key, first.entity, first.primaryKey, second.entity, second.primaryKey])
@@ -259,6 +281,11 @@ struct Exporter: Sendable {
                                 // A new object whose unique key names a deleted record: it takes
                                 // the key's next generation and goes again (its edits stay pending).
                                 try SyncMetadata.removeRecord(named: result.recordName, db)
+                                // Its memberships were named after the old name: they go again.
+                                try db.execute(sql: """
+                                    UPDATE ANIMBUSCLOUDLINK SET ZPENDING = 1
+                                    WHERE (ZFIRSTENTITY = ? AND ZFIRSTPK = ?) OR (ZSECONDENTITY = ? AND ZSECONDPK = ?)
+                                    """, arguments: [key.entity, key.primaryKey, key.entity, key.primaryKey])
                                 continue
                             }
                             // Its edits lose to the deletion; the importer removes the object.
