@@ -1,0 +1,66 @@
+import Foundation
+import Nimbus
+
+extension StoreCommand.Inspect {
+    /// One entity as `inspect` shows it: row counts (own, and with sub-entities), its
+    /// declared attributes and relationships, fetch indexes and uniqueness constraints.
+    static func describe(_ entity: EntityDescription, own: Int, total: Int) -> [String: Any] {
+        [
+            "name": entity.name, "count": own, "countWithSubentities": total,
+            "parent": entity.superentityName as Any? ?? NSNull(), "abstract": entity.isAbstract,
+            "attributes": entity.declaredAttributes.map { attribute -> [String: Any] in
+                var entry: [String: Any] = ["name": attribute.name, "type": attribute.type.rawValue, "optional": attribute.isOptional]
+                if attribute.isTransient { entry["transient"] = true }
+                if let value = attribute.defaultValue { entry["default"] = ObjectJSON.json(value.anyValue, type: nil) }
+                if let name = attribute.valueTransformerName { entry["valueTransformer"] = name }
+                if attribute.allowsExternalBinaryDataStorage { entry["externalStorage"] = true }
+                return entry
+            },
+            "relationships": entity.declaredRelationships.map { relationship -> [String: Any] in
+                var entry: [String: Any] = ["name": relationship.name, "destination": relationship.destinationEntityName,
+                                            "toMany": relationship.isToMany, "optional": relationship.isOptional,
+                                            "deleteRule": relationship.deleteRule.rawValue]
+                if let inverse = relationship.inverseName { entry["inverse"] = inverse }
+                if relationship.isOrdered { entry["ordered"] = true }
+                return entry
+            },
+            "indexes": entity.fetchIndexes.map { index -> [String: Any] in
+                ["name": index.name, "elements": index.elements.map { ($0.ascending ? "" : "-") + $0.property },
+                 "type": index.isRTree ? "rtree" : "binary"]
+            },
+            "uniquenessConstraints": entity.uniquenessConstraints,
+        ]
+    }
+
+    /// The text form of ``describe(_:own:total:)``.
+    static func text(_ entry: [String: Any]) -> [String] {
+        let name = entry["name"] as! String
+        let parent = (entry["parent"] as? String).map { " : \($0)" } ?? ""
+        let own = entry["count"] as! Int, total = entry["countWithSubentities"] as! Int
+        let abstract = entry["abstract"] as? Bool == true ? " (abstract)" : ""
+        var lines = ["  \(name)\(parent)\(abstract)  \(total == own ? "\(own)" : "\(total) (\(own) of its own)") rows"]
+        for attribute in entry["attributes"] as! [[String: Any]] {
+            var line = "    \(attribute["name"]!): \(attribute["type"]!)\(attribute["optional"] as? Bool == true ? "?" : "")"
+            if let value = attribute["default"] { line += " = \(value)" }
+            if attribute["transient"] != nil { line += " transient" }
+            if let transformer = attribute["valueTransformer"] { line += " transformer \(transformer)" }
+            if attribute["externalStorage"] != nil { line += " external storage" }
+            lines.append(line)
+        }
+        for relationship in entry["relationships"] as! [[String: Any]] {
+            let toMany = relationship["toMany"] as? Bool == true
+            var line = "    \(relationship["name"]!) -> \(toMany ? "[\(relationship["destination"]!)]" : "\(relationship["destination"]!)")"
+                + (relationship["optional"] as? Bool == true ? "?" : "")
+            if let inverse = relationship["inverse"] { line += " inverse \(inverse)" }
+            line += " delete \(relationship["deleteRule"]!)"
+            lines.append(line)
+        }
+        for index in entry["indexes"] as! [[String: Any]] {
+            lines.append("    index \(index["name"]!) (\((index["elements"] as! [String]).joined(separator: ", ")))\(index["type"] as? String == "rtree" ? " rtree" : "")")
+        }
+        for constraint in entry["uniquenessConstraints"] as! [[String]] {
+            lines.append("    unique (\(constraint.joined(separator: ", ")))")
+        }
+        return lines
+    }
+}
