@@ -27,8 +27,9 @@ extension LightweightMigration {
                 let pairs = try edges(db, of: old, storage: before, table: oldSchema.mapping(for: old).table)
                 guard let target = destination.entitiesByName[relationship.destinationEntityName] else { continue }
                 let targetTable = prefix + newSchema.mapping(for: target).table
-                try write(db, pairs, into: after, table: prefix + newMapping.table, targetTable: targetTable,
-                          prefix: prefix, label: "\(entity.name).\(relationship.name)")
+                try write(db, pairs, into: after, table: prefix + newMapping.table, targetTable: targetTable, prefix: prefix,
+                          label: "\(entity.name).\(relationship.name)",
+                          inverseLabel: "\(relationship.destinationEntityName).\(relationship.inverseName ?? relationship.name)")
             }
         }
     }
@@ -58,10 +59,10 @@ extension LightweightMigration {
     }
 
     private static func write(_ db: Database, _ pairs: [(Int64, Int64)], into storage: StoreSchema.PropertyStorage,
-                              table: String, targetTable: String, prefix: String, label: String) throws {
+                              table: String, targetTable: String, prefix: String, label: String, inverseLabel: String) throws {
         switch storage {
         case let .foreignKey(column, entityColumn):
-            try requireSingle(pairs.map(\.0), label: label, side: "object")
+            try requireSingle(pairs.map(\.0), label: label)
             for (owner, target) in pairs {
                 try db.execute(sql: "UPDATE \(table.quotedDatabaseIdentifier) SET \(column.quotedDatabaseIdentifier) = ? WHERE Z_PK = ?", arguments: [target, owner])
                 if let entityColumn {
@@ -71,7 +72,7 @@ extension LightweightMigration {
             }
         case let .inverseForeignKey(_, column, entityColumn, _):
             // The key lives on the destination's row: each destination may have one owner.
-            try requireSingle(pairs.map(\.1), label: label, side: "destination")
+            try requireSingle(pairs.map(\.1), label: inverseLabel)
             for (owner, target) in pairs {
                 try db.execute(sql: "UPDATE \(targetTable.quotedDatabaseIdentifier) SET \(column.quotedDatabaseIdentifier) = ? WHERE Z_PK = ?", arguments: [owner, target])
                 if let entityColumn {
@@ -89,10 +90,11 @@ extension LightweightMigration {
         }
     }
 
-    private static func requireSingle(_ keys: [Int64], label: String, side: String) throws {
+    private static func requireSingle(_ keys: [Int64], label: String) throws {
         var seen: Set<Int64> = []
         for key in keys where !seen.insert(key).inserted {
-            throw NimbusError(.modelMismatch, "\(label) becomes to-one, but an \(side) (p\(key)) is related to more than one object; migrate with a mapping model that chooses one")
+            let entity = label.split(separator: ".").first.map(String.init) ?? label
+            throw NimbusError(.modelMismatch, "\(label) becomes to-one, but \(entity) p\(key) is related to more than one object; migrate with a mapping model that chooses one")
         }
     }
 }
