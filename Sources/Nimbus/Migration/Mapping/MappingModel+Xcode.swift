@@ -92,8 +92,9 @@ struct MappingModelReader {
         case "custom": kind = .custom
         case nil, "undefined", "":
             kind = source == nil ? .add : destination == nil ? .remove : .transform
-        case let other?:
-            throw invalid("entity mapping \(source ?? "?") -> \(destination ?? "?") has mapping type \"\(other)\"; expected Add, Remove, Copy, Transform or Custom", at: object.element)
+        case _?:
+            let given = object.attributes["mappingtypename"] ?? ""
+            throw invalid("entity mapping \(source ?? "?") -> \(destination ?? "?") has mapping type \"\(given)\"; expected Add, Remove, Copy, Transform or Custom", at: object.element)
         }
         var policy = object.attributes["migrationpolicyclassname"].flatMap { $0.isEmpty ? nil : $0 }
         if policy == "NSEntityMigrationPolicy" { policy = nil }
