@@ -176,7 +176,9 @@ struct StagedMigrationTests {
         #expect(mapped[1].rows == 5 && mapped[1].migratedRows == nil, "the filter is counted only on the store's own stage")
         #expect(mapped[1].details.contains("custom policy NotebookApp.NoteMigrationPolicy"))
         #expect(mapped[1].details.contains("title = FUNCTION($source.title, \"capitalizedString\")"))
-        #expect(preview[2].entities.first { $0.destination == "Note" }?.details.contains("notebook: to-one → to-many") == false)
+        #expect(preview[2].entities.first { $0.destination == "Note" }?.details.contains("notebooks: to-one → to-many") == true)
+        #expect(preview[2].entities.first { $0.destination == "Note" }?.rowsAreUpperBound == true, "the mapping's filter and policy may drop notes")
+        #expect(preview[2].entities.first { $0.destination == "Notebook" }?.rowsAreUpperBound == false)
         #expect(preview[2].entities.first { $0.destination == "Note" }?.details.contains("renamed notebook → notebooks") == true)
     }
 }

@@ -38,10 +38,11 @@ extension StoreCommand.Inspect {
         let parent = (entry["parent"] as? String).map { " : \($0)" } ?? ""
         let own = entry["count"] as! Int, total = entry["countWithSubentities"] as! Int
         let abstract = entry["abstract"] as? Bool == true ? " (abstract)" : ""
-        var lines = ["  \(name)\(parent)\(abstract)  \(total == own ? "\(own)" : "\(total) (\(own) of its own)") rows"]
+        func rows(_ n: Int) -> String { n == 1 ? "1 row" : "\(n) rows" }
+        var lines = ["  \(name)\(parent)\(abstract)  \(total == own ? rows(own) : "\(rows(total)) (\(own) of its own)")"]
         for attribute in entry["attributes"] as! [[String: Any]] {
             var line = "    \(attribute["name"]!): \(attribute["type"]!)\(attribute["optional"] as? Bool == true ? "?" : "")"
-            if let value = attribute["default"] { line += " = \(value)" }
+            if let value = attribute["default"] { line += " = " + ((value as? String).map { "\"\($0)\"" } ?? "\(value)") }
             if attribute["transient"] != nil { line += " transient" }
             if let transformer = attribute["valueTransformer"] { line += " transformer \(transformer)" }
             if attribute["externalStorage"] != nil { line += " external storage" }

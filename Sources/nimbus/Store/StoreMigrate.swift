@@ -79,7 +79,7 @@ extension StoreCommand {
         static func printPreview(_ preview: MigrationStagePreview, index: Int, count: Int) {
             Swift.print("stage \(index + 1)/\(count): \(preview.label) — \(preview.kind)")
             for entity in preview.entities {
-                let rows = entity.rows.map { "\($0) row\($0 == 1 ? "" : "s")" } ?? "rows from the stage before"
+                let rows = entity.rows.map { (entity.rowsAreUpperBound ? "up to " : "") + "\($0) row\($0 == 1 ? "" : "s")" } ?? "rows from the stage before"
                 let kept = entity.migratedRows.map { ", \($0) kept" } ?? ""
                 let line: String = switch (entity.source, entity.destination) {
                 case let (source?, destination?) where source == destination: "  \(destination) (\(entity.action)): \(rows)\(kept)"
@@ -97,7 +97,8 @@ extension StoreCommand {
             ["label": preview.label, "kind": preview.kind, "entities": preview.entities.map { entity -> [String: Any] in
                 ["source": entity.source as Any? ?? NSNull(), "destination": entity.destination as Any? ?? NSNull(),
                  "action": entity.action, "rows": entity.rows as Any? ?? NSNull(),
-                 "migratedRows": entity.migratedRows as Any? ?? NSNull(), "details": entity.details]
+                 "migratedRows": entity.migratedRows as Any? ?? NSNull(), "rowsAreUpperBound": entity.rowsAreUpperBound,
+                 "details": entity.details]
             }]
         }
     }

@@ -14,6 +14,9 @@ public struct MigrationStagePreview: Sendable, Hashable {
         public var rows: Int?
         /// Rows that pass the mapping's filter, when it has one.
         public var migratedRows: Int?
+        /// Whether ``rows`` is an upper bound: an earlier stage's filter or custom policy
+        /// may drop objects, which only running it tells.
+        public var rowsAreUpperBound = false
         /// Property changes and value expressions, one line each.
         public var details: [String]
     }
@@ -34,10 +37,12 @@ extension StagedMigrationPlan {
         let pending = try stages(forStoreAt: url)
         guard let first = pending.first else { return [] }
         var counts = try Self.rowCounts(at: url, model: first.sourceModel)
+        var bounds: Set<String> = []
         var previews: [MigrationStagePreview] = []
         for (position, stage) in pending.enumerated() {
             var entities: [MigrationStagePreview.Entity] = []
             var next: [String: Int] = [:]
+            var nextBounds: Set<String> = []
             if let mapping = stage.mappingModel {
                 for entityMapping in mapping.entityMappings {
                     let rows = entityMapping.sourceEntityName.flatMap { counts[$0] }
@@ -51,9 +56,13 @@ extension StagedMigrationPlan {
                     if let predicate = entityMapping.sourcePredicate { details.insert("only objects where \(predicate)", at: 0) }
                     if let policy = entityMapping.migrationPolicyName { details.insert("custom policy \(policy)", at: 0) }
                     entities.append(.init(source: entityMapping.sourceEntityName, destination: entityMapping.destinationEntityName,
-                                          action: entityMapping.kind.rawValue, rows: rows, migratedRows: migrated, details: details))
+                                          action: entityMapping.kind.rawValue, rows: rows, migratedRows: migrated, rowsAreUpperBound: false,
+                                          details: details))
+                    if let source = entityMapping.sourceEntityName, bounds.contains(source) { entities[entities.count - 1].rowsAreUpperBound = true }
                     if let destination = entityMapping.destinationEntityName, entityMapping.kind != .remove {
                         next[destination, default: 0] += migrated ?? rows ?? 0
+                        let filtered = migrated == nil && (entityMapping.sourcePredicate != nil || entityMapping.migrationPolicyName != nil)
+                        if filtered || entityMapping.sourceEntityName.map(bounds.contains) == true { nextBounds.insert(destination) }
                     }
                 }
             } else {
@@ -61,23 +70,27 @@ extension StagedMigrationPlan {
                 for entity in stage.destinationModel.entities {
                     guard let oldName = inferred.entities.first(where: { $0.value == entity.name })?.key,
                           let old = stage.sourceModel.entitiesByName[oldName] else {
-                        entities.append(.init(source: nil, destination: entity.name, action: "add", rows: nil, migratedRows: nil, details: []))
+                        entities.append(.init(source: nil, destination: entity.name, action: "add", rows: nil, migratedRows: nil,
+                                              rowsAreUpperBound: false, details: []))
                         continue
                     }
                     let details = Self.changes(from: old, to: entity, properties: inferred.properties[entity.name] ?? [:])
                     let action = oldName != entity.name ? "rename" : details.isEmpty ? "copy" : "transform"
                     entities.append(.init(source: oldName, destination: entity.name, action: action, rows: counts[oldName],
-                                          migratedRows: nil, details: details))
+                                          migratedRows: nil, rowsAreUpperBound: bounds.contains(oldName), details: details))
                     next[entity.name] = counts[oldName]
+                    if bounds.contains(oldName) { nextBounds.insert(entity.name) }
                 }
                 for name in inferred.removedEntities.sorted() {
-                    entities.append(.init(source: name, destination: nil, action: "remove", rows: counts[name], migratedRows: nil, details: []))
+                    entities.append(.init(source: name, destination: nil, action: "remove", rows: counts[name], migratedRows: nil,
+                                          rowsAreUpperBound: bounds.contains(name), details: []))
                 }
             }
             let kind = stage.mappingModel.map { "custom (mapping model \($0.source ?? "in code"))" }
                 ?? (stage.willMigrate != nil || stage.didMigrate != nil ? "custom (inferred, with closures)" : "lightweight")
             previews.append(MigrationStagePreview(label: stage.label, kind: kind, entities: entities))
             counts = next
+            bounds = nextBounds
         }
         return previews
     }
