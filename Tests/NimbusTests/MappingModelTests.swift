@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Nimbus
 import NimbusTesting
@@ -115,5 +116,41 @@ struct MappingModelTests {
         #expect(error.code == .migrationFailed)
         #expect(error.validationFailures.map(\.description).first?.hasPrefix("Note.priority: is required (object x-coredata:///Note/t") == true, "\(error.message)")
         #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
+    @Test("a mapping model built in code of copy mappings carries every object, attribute and relationship into a new file")
+    func copyMappings() throws {
+        let folder = try TemporaryDirectory()
+        let source = folder.file("Notes.sqlite")
+        let v2 = try NotebookFixtures.version(2)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: v2)
+        let store = try coordinator.addPersistentStore(with: PersistentStoreDescription(url: source))
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+        try context.performAndWait { () throws in
+            let work = try context.insert("Folder", ["name": "Work", "createdAt": Date(timeIntervalSinceReferenceDate: 5)])
+            let tag = try context.insert("Tag", ["name": "t"])
+            let note = try context.insert("Note", ["title": "a", "text": "body", "starred": true, "folder": work])
+            try note.addObjects([tag], toRelationship: "tags")
+            try context.save()
+        }
+        try coordinator.removePersistentStore(store)
+        let mapping = MappingModel(entityMappings: ["Folder", "Note", "Tag"].map { EntityMapping(kind: .copy, source: $0, destination: $0) })
+        let destination = folder.file("Copy.sqlite")
+        let manager = MigrationManager(sourceModel: v2, destinationModel: v2)
+        let fractions = Mutex<[Double]>([])
+        manager.progress = { fraction, _ in fractions.withLock { $0.append(fraction) } }
+        try manager.migrateStore(from: source, to: destination, mapping: mapping)
+        #expect(fractions.withLock { $0.last } == 1)
+        let copy = PersistentStoreCoordinator(managedObjectModel: v2)
+        try copy.addPersistentStore(with: PersistentStoreDescription(url: destination))
+        let check = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: copy)
+        try check.performAndWait { () throws in
+            let note = try #require(try check.all("Note").first)
+            #expect(note.value(forKey: "text") as? String == "body")
+            #expect(note.value(forKey: "starred") as? Bool == true)
+            #expect((note.value(forKey: "folder") as? ManagedObject)?.value(forKey: "name") as? String == "Work")
+            #expect(((note.value(forKey: "tags") as? Set<ManagedObject>) ?? []).compactMap { $0.value(forKey: "name") as? String } == ["t"])
+            #expect((try check.all("Folder").first?.value(forKey: "createdAt") as? Date) == Date(timeIntervalSinceReferenceDate: 5))
+        }
     }
 }

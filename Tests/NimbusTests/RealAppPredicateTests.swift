@@ -83,6 +83,9 @@ struct RealAppPredicateTests {
             #expect(try context.fetch(request).compactMap { $0.value(forKey: "subject") as? String }.sorted() == ["none", "seen"])
             request.predicate = try QueryPredicate(format: "label != nil AND label != 'inbox'")
             #expect(try context.fetch(request).compactMap { $0.value(forKey: "subject") as? String } == ["flagged"])
+            // In memory the registered type's value is compared: the same answer.
+            let inbox = try QueryPredicate(format: "label == 'inbox'")
+            #expect(try context.all("Message").filter { try inbox.evaluate(with: $0) }.compactMap { $0.value(forKey: "subject") as? String }.sorted() == ["none", "seen"])
         }
         #expect(try QueryPredicate(format: "(flags & 4) != 0").description == "(flags & 4) != 0")
         #expect(try QueryPredicate(format: "flags | 1 ^ 2 == 3").description == "(flags | (1 ^ 2)) == 3")

@@ -36,49 +36,13 @@ struct StagedMigrationTests {
     }
 
     static func plan(failingAt failing: Int? = nil) throws -> StagedMigrationPlan {
-        NotebookFixtures.registerPolicy()
-        let models = try (1...5).map(NotebookFixtures.version)
-        let mapping = try MappingModel(contentsOf: NotebookFixtures.mapping2to3)
-        let fail: @Sendable (Int) -> MigrationStage.Handler? = { stage in
-            guard failing == stage else { return nil }
-            return { _ in throw NimbusError(.invalidArgument, "stage \(stage) refused on purpose") }
-        }
-        return try StagedMigrationPlan([
-            .custom(from: models[0], to: models[1], label: "1 → 2", didMigrate: { context in
-                // Data fix-up at version 2: the trip note is starred.
-                var request = FetchRequest<ManagedObject>(entityName: "Note")
-                request.predicate = try QueryPredicate(format: "title == 'plans'")
-                try context.fetch(request).first?.setValidatedValue(true, forKey: "starred")
-                try context.save()
-                try fail(1)?(context)
-            }),
-            .custom(from: models[1], to: models[2], mapping: mapping, label: "2 → 3", didMigrate: fail(2)),
-            .lightweight(from: models[2], to: models[3], label: "3 → 4"),
-            .custom(from: models[3], to: models[4], label: "4 → 5", willMigrate: fail(4), didMigrate: { context in
-                for notebook in try context.all("Notebook") {
-                    notebook.setValue((notebook.value(forKey: "notes") as? Set<ManagedObject>)?.count ?? 0, forKey: "noteCount")
-                }
-                try context.save()
-            }),
-        ])
+        try NotebookMigration.plan(fixtures: XcodeModelFixtures.directory, failingAt: failing)
     }
 
     static func hash(_ url: URL) throws -> Data { Data(SHA256.hash(data: try Data(contentsOf: url))) }
 
-    @Test("a store goes from version 1 to 5 through a mapping model and closures; every value is as the steps say")
-    func acrossVersions() throws {
-        let folder = try TemporaryDirectory()
-        let url = folder.file("Notes.sqlite")
-        try Self.seed(url)
-        let events = Mutex<[MigrationProgress]>([])
-        let ran = try Self.plan().migrateStore(at: url) { progress in events.withLock { $0.append(progress) } }
-        #expect(ran == ["1 → 2", "2 → 3", "3 → 4", "4 → 5"])
-        let progress = events.withLock { $0 }
-        #expect(progress.map(\.fractionCompleted) == progress.map(\.fractionCompleted).sorted(), "progress only moves forward")
-        #expect(progress.last?.fractionCompleted == 1)
-        #expect(Set(progress.map(\.stageLabel)) == ["1 → 2", "2 → 3", "3 → 4", "4 → 5"])
-        #expect(!FileManager.default.fileExists(atPath: folder.file(".Notes.sqlite.migration").path))
-
+    /// Checks every value of a store migrated from ``seed(_:)`` to version 5.
+    static func checkVersion5(_ url: URL) throws {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try NotebookFixtures.version(5))
         try coordinator.addPersistentStore(with: PersistentStoreDescription(url: url))
         let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
@@ -106,13 +70,37 @@ struct StagedMigrationTests {
             }
             #expect(notes.map(notebookTitles) == [["Work"], ["Home"], ["Work"]], "to-one notebook became to-many notebooks")
             #expect(context.persistentStoreCoordinator.managedObjectModel.entitiesByName["Tag"] == nil)
+        }
+        let external = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().appendingPathComponent(".Notes_SUPPORT/_EXTERNAL_DATA").path)
+        #expect(external.count == 1, "only the thumbnail's current file is kept: \(external)")
+    }
+
+    @Test("a store goes from version 1 to 5 through a mapping model and closures; every value is as the steps say")
+    func acrossVersions() throws {
+        let folder = try TemporaryDirectory()
+        let url = folder.file("Notes.sqlite")
+        try Self.seed(url)
+        let events = Mutex<[MigrationProgress]>([])
+        let ran = try Self.plan().migrateStore(at: url) { progress in events.withLock { $0.append(progress) } }
+        #expect(ran == ["1 → 2", "2 → 3", "3 → 4", "4 → 5"])
+        let progress = events.withLock { $0 }
+        #expect(progress.map(\.fractionCompleted) == progress.map(\.fractionCompleted).sorted(), "progress only moves forward")
+        #expect(progress.last?.fractionCompleted == 1)
+        #expect(Set(progress.map(\.stageLabel)) == ["1 → 2", "2 → 3", "3 → 4", "4 → 5"])
+        #expect(!FileManager.default.fileExists(atPath: folder.file(".Notes.sqlite.migration").path))
+
+        try Self.checkVersion5(url)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try NotebookFixtures.version(5))
+        try coordinator.addPersistentStore(with: PersistentStoreDescription(url: url))
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+        try context.performAndWait { () throws in
+            let notebooks = try context.all("Notebook", sortedBy: "createdAt")
+            let plans = try #require(try context.all("Note").first { $0.value(forKey: "title") as? String == "Plans" })
             // The new many-to-many works both ways.
             try plans.addObjects([notebooks[0]], toRelationship: "notebooks")
             try context.save()
             #expect(((notebooks[0].value(forKey: "notes") as? Set<ManagedObject>) ?? []).count == 3)
         }
-        let external = try FileManager.default.contentsOfDirectory(atPath: folder.file(".Notes_SUPPORT/_EXTERNAL_DATA").path)
-        #expect(external.count == 1, "only the thumbnail's current file is kept: \(external)")
     }
 
     @Test("a stage that fails, at any stage, leaves the store byte for byte as it was; the next run starts clean", arguments: [1, 2, 4])

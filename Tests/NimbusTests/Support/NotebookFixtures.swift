@@ -1,5 +1,6 @@
 import Foundation
 import Nimbus
+import NimbusTesting
 
 /// The Notebook app's model as a real app ships it: `Fixtures/Notebook.xcdatamodeld` with five
 /// versions drawn in Xcode's format (lenient defaults, an empty-able required to-many, a fetch
@@ -15,28 +16,7 @@ enum NotebookFixtures {
         try ManagedObjectModel(contentsOf: package.appendingPathComponent(n == 1 ? "Notebook.xcdatamodel" : "Notebook \(n).xcdatamodel"))
     }
 
-    /// The custom policy the 2 → 3 mapping names (`NotebookApp.NoteMigrationPolicy`):
-    /// priority 2 for pinned notes, 1 for starred ones, else 0; and it drops notes whose
-    /// text says `DELETE ME`, and upper-cases the first word of titles that start with "todo".
-    struct NoteMigrationPolicy: EntityMigrationPolicy {
-        func createDestinationInstances(for source: ManagedObject, mapping: EntityMapping, manager: MigrationManager) throws {
-            if (source.value(forKey: "text") as? String) == "DELETE ME" { return }
-            let note = try manager.createDestinationInstance(for: source, mapping: mapping)
-            if let title = note.value(forKey: "title") as? String, title.hasPrefix("Todo") {
-                note.setValue("TODO" + title.dropFirst(4), forKey: "title")
-            }
-        }
-
-        func function(named selector: String, arguments: [Any?], manager: MigrationManager) throws -> Any? {
-            guard selector == "priorityForPinned:starred:" else {
-                throw NimbusError(.migrationFailed, "unknown function \(selector)")
-            }
-            if arguments[0] as? Bool == true { return 2 }
-            return arguments[1] as? Bool == true ? 1 : 0
-        }
-    }
-
     static func registerPolicy() {
-        MigrationPolicies.register(NoteMigrationPolicy.self, as: "NoteMigrationPolicy")
+        MigrationPolicies.register(NotebookMigration.NoteMigrationPolicy.self, as: "NoteMigrationPolicy")
     }
 }

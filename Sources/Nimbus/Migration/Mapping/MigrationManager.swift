@@ -215,7 +215,17 @@ public final class MigrationManager: @unchecked Sendable {
     /// (Core Data's default `createRelationships`).
     public func createRelationships(for destination: ManagedObject, mapping: EntityMapping) throws {
         let source = sources[ObjectIdentifier(destination)]
-        for property in mapping.relationshipMappings {
+        // A copy mapping without property mappings carries every relationship the source has.
+        let relationships = mapping.kind == .copy && mapping.relationshipMappings.isEmpty
+            ? destination.entity.properties.compactMap(\.relationship).filter { !$0.isTransient }.map { relationship in
+                var automatic = PropertyMapping(relationship.name, .function(
+                    receiver: .keyPath(variable: "manager", []), selector: "destinationInstancesForEntityMappingNamed:sourceInstances:",
+                    arguments: [.constant(.string("")), .keyPath(variable: "source", [relationship.name])]))
+                automatic.isAutomatic = true
+                return automatic
+            }
+            : mapping.relationshipMappings
+        for property in relationships {
             guard let expression = property.valueExpression else { continue }
             if property.isAutomatic, let first = expression.sourceKeyPaths.first?.first, source?.entity.property(named: first) == nil { continue }
             let value = try evaluate(expression, source: source, destination: destination, mapping: mapping)

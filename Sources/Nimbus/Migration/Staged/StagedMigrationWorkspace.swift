@@ -134,6 +134,13 @@ struct StagedMigrationWorkspace {
         if rename(copy.path, store.path) != 0 {
             throw NimbusError(.io, "cannot move the migrated store into place at \(store.path) (errno \(errno)); the store was not changed")
         }
+        // Make the rename durable before removing files only the old store named: after a
+        // power loss that undid it, the old store would miss them.
+        let directory = open(store.deletingLastPathComponent().path, O_RDONLY)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
+        }
         if FileManager.default.fileExists(atPath: oldExternal.path) {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: oldExternal.path)) ?? [] where !kept.contains(name) {
                 try? FileManager.default.removeItem(at: oldExternal.appendingPathComponent(name))
