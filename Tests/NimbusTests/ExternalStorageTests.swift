@@ -65,6 +65,14 @@ struct ExternalStorageTests {
             let photos = try context.all("Photo", sortedBy: "name")
             #expect(photos.map { $0.value(forKey: "image") as? Data } == [Self.large, Self.small])
             #expect(photos[0].value(forKey: "raw") as? Data == Self.large, "an attribute without external storage stays inline")
+            var dictionaries = FetchRequest<[String: Any]>(entityName: "Photo")
+            dictionaries.propertiesToFetch = ["name", "image"]
+            dictionaries.sortDescriptors = [FetchSortDescriptor("name")]
+            #expect(try context.fetch(dictionaries).map { $0["image"] as? Data } == [Self.large, Self.small], "dictionary fetches read files too")
+            var update = BatchUpdateRequest(entityName: "Photo")
+            update.propertiesToUpdate = ["image": Self.small]
+            let refused = try #require(throws: NimbusError.self) { try context.execute(update) }
+            #expect(refused.code == .unsupported && refused.message.contains("Photo.image, which allows external storage"), "\(refused.message)")
         }
     }
 

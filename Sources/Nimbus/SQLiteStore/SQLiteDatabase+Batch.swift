@@ -43,6 +43,9 @@ extension SQLiteDatabase {
     func batchUpdate(_ query: SelectQuery, assignments: [(column: String, sql: String, arguments: [DatabaseValue], index: Int)],
                      wantIDs: Bool, author: String?, contextName: String?, history: Bool) throws -> BatchResult {
         let reader = reader(for: query.entity)
+        if externalDataFolder != nil, let index = assignments.map(\.index).first(where: ExternalStorage.indexes(of: query.entity).contains) {
+            throw NimbusError(.unsupported, "a batch update cannot set \(query.entity.name).\(query.entity.properties[index].name), which allows external storage; set it on the objects in a context")
+        }
         let set = (["Z_OPT = Z_OPT + 1"] + assignments.map { "\($0.column.quotedDatabaseIdentifier) = \($0.sql)" }).joined(separator: ", ")
         let setArguments = assignments.flatMap(\.arguments)
         return try write { db in
