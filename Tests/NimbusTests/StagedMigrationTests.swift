@@ -103,6 +103,19 @@ struct StagedMigrationTests {
         }
     }
 
+    @Test("a plan on the store's description runs when the store is added")
+    func planOnDescription() throws {
+        let folder = try TemporaryDirectory()
+        let url = folder.file("Notes.sqlite")
+        try Self.seed(url)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try NotebookFixtures.version(5))
+        var description = PersistentStoreDescription(url: url)
+        description.stagedMigrationPlan = try Self.plan()
+        let store = try coordinator.addPersistentStore(with: description)
+        try coordinator.removePersistentStore(store)
+        try Self.checkVersion5(url)
+    }
+
     @Test("a stage that fails, at any stage, leaves the store byte for byte as it was; the next run starts clean", arguments: [1, 2, 4])
     func failureLeavesStore(_ stage: Int) throws {
         let folder = try TemporaryDirectory()

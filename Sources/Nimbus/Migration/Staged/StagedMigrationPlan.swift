@@ -18,8 +18,13 @@ import GRDB
 /// ```
 ///
 /// The store must not be open (in this process or another) while it migrates.
-public struct StagedMigrationPlan: Sendable {
+public struct StagedMigrationPlan: Sendable, Hashable {
     public let stages: [MigrationStage]
+    /// Plans compare by identity (their stages hold closures).
+    private let identity = UUID()
+
+    public static func == (a: StagedMigrationPlan, b: StagedMigrationPlan) -> Bool { a.identity == b.identity }
+    public func hash(into hasher: inout Hasher) { hasher.combine(identity) }
 
     /// Creates a plan; each stage must start at the model the one before it ends at.
     ///
