@@ -2,11 +2,12 @@ import Foundation
 import Nimbus
 
 extension StoreCommand.Inspect {
-    /// One entity as `inspect` shows it: row counts (own, and with sub-entities), its
+    /// One entity as `inspect` shows it: row counts (with sub-entities, and its own), its
     /// declared attributes and relationships, fetch indexes and uniqueness constraints.
     static func describe(_ entity: EntityDescription, own: Int, total: Int) -> [String: Any] {
         [
-            "name": entity.name, "count": own, "countWithSubentities": total,
+            // `count` as Core Data counts a fetch of the entity: its sub-entities' rows included.
+            "name": entity.name, "count": total, "ownCount": own,
             "parent": entity.superentityName as Any? ?? NSNull(), "abstract": entity.isAbstract,
             "attributes": entity.declaredAttributes.map { attribute -> [String: Any] in
                 var entry: [String: Any] = ["name": attribute.name, "type": attribute.type.rawValue, "optional": attribute.isOptional]
@@ -36,7 +37,7 @@ extension StoreCommand.Inspect {
     static func text(_ entry: [String: Any]) -> [String] {
         let name = entry["name"] as! String
         let parent = (entry["parent"] as? String).map { " : \($0)" } ?? ""
-        let own = entry["count"] as! Int, total = entry["countWithSubentities"] as! Int
+        let own = entry["ownCount"] as! Int, total = entry["count"] as! Int
         let abstract = entry["abstract"] as? Bool == true ? " (abstract)" : ""
         func rows(_ n: Int) -> String { n == 1 ? "1 row" : "\(n) rows" }
         var lines = ["  \(name)\(parent)\(abstract)  \(total == own ? rows(own) : "\(rows(total)) (\(own) of its own)")"]

@@ -123,7 +123,7 @@ struct MappingModelReader {
     }
 
     private func propertyMapping(_ object: Object, relationship: Bool, mapping: String) throws -> PropertyMapping? {
-        guard let name = object.attributes["name"], !name.isEmpty else { return nil }
+        guard let name = object.attributes["name"] ?? object.attributes["destinationname"], !name.isEmpty else { return nil }
         let automatic = object.attributes["autogenerateexpression"] == "1" || object.attributes["autogenerateexpression"]?.uppercased() == "YES"
         if !automatic, let text = object.attributes["valueexpressiondata"], !text.isEmpty {
             guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
