@@ -137,6 +137,27 @@ struct StagedMigrationTests {
         #expect(try Self.plan().migrateStore(at: url).isEmpty, "a current store is left alone")
     }
 
+    @Test("a store still open elsewhere, with changes in its WAL, is not swapped out from under it")
+    func openElsewhere() throws {
+        let folder = try TemporaryDirectory()
+        let url = folder.file("Notes.sqlite")
+        try Self.seed(url)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try NotebookFixtures.version(1))
+        let store = try coordinator.addPersistentStore(with: PersistentStoreDescription(url: url))
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+        try context.performAndWait { () throws in
+            _ = try context.insert("Tag", ["name": "late"])
+            try context.save()
+        }
+        let error = try #require(throws: NimbusError.self) { try Self.plan().migrateStore(at: url) }
+        #expect(error.code == .migrationFailed && error.message.contains("is open elsewhere"), "\(error.message)")
+        try context.performAndWait { () throws in
+            #expect(try context.all("Tag").compactMap { $0.value(forKey: "name") as? String }.sorted() == ["errands", "late", "work"])
+        }
+        try coordinator.removePersistentStore(store)
+        #expect(try Self.plan().migrateStore(at: url).count == 4, "closed, it migrates")
+    }
+
     @Test("a plan refuses a store of another model, gaps between stages, and mappings it cannot run, changing nothing")
     func badInput() throws {
         let folder = try TemporaryDirectory()
