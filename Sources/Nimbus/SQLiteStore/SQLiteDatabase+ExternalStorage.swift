@@ -7,9 +7,6 @@ import GRDB
 /// `.<store>_SUPPORT/_EXTERNAL_DATA/`. Files are written before the save's transaction
 /// and removed after it commits when the row that named them is updated or deleted.
 extension SQLiteDatabase {
-    /// Whether any entity has attributes that allow external storage (and the store keeps files).
-    var usesExternalStorage: Bool { externalDataFolder != nil && externalIndexes.contains { !$0.isEmpty } }
-
     /// The request with external-storage values in their stored form, and the files written.
     func externalize(_ request: SaveRequest) throws -> (SaveRequest, [String]) {
         guard usesExternalStorage, let folder = externalDataFolder else { return (request, []) }

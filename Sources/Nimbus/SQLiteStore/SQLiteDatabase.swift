@@ -22,6 +22,8 @@ final class SQLiteDatabase: @unchecked Sendable {
     let externalDataFolder: URL?
     /// By entity number - 1: the attributes that allow external storage.
     let externalIndexes: [[Int]]
+    /// Whether any entity has such attributes and the store keeps files (checked per save).
+    let usesExternalStorage: Bool
 
     private init(writer: any DatabaseWriter, model: ManagedObjectModel, identifier: String, recorder: SQLRecorder?,
                  externalDataFolder: URL? = nil) {
@@ -32,6 +34,7 @@ final class SQLiteDatabase: @unchecked Sendable {
         self.storeKey = StoreKeys.key(for: identifier)
         self.externalDataFolder = externalDataFolder
         self.externalIndexes = model.entities.map(ExternalStorage.indexes(of:))
+        self.usesExternalStorage = externalDataFolder != nil && externalIndexes.contains { !$0.isEmpty }
         self.readers = model.entities.map { EntityReader(entity: $0, schema: model.schema, externalDataFolder: externalDataFolder) }
         self.insertPlans = model.entities.map { InsertPlan(entity: $0, schema: model.schema) }
         self.recorder = recorder
