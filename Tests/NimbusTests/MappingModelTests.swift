@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Synchronization
 import Testing
 @testable import Nimbus
@@ -115,6 +116,15 @@ struct MappingModelTests {
         let error = try #require(throws: NimbusError.self) { try manager.migrateStore(from: source, to: destination, mapping: mapping) }
         #expect(error.code == .migrationFailed)
         #expect(error.validationFailures.map(\.description).first?.hasPrefix("Note.priority: is required (object x-coredata:///Note/t") == true, "\(error.message)")
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        // A store with mirroring metadata is refused before any work.
+        let queue = try DatabaseQueue(path: source.path)
+        try queue.write { db in try db.execute(sql: "CREATE TABLE ANIMBUSCLOUDSTATE (ZKEY TEXT PRIMARY KEY, ZVALUE)") }
+        try queue.close()
+        var complete = try MappingModel(contentsOf: NotebookFixtures.mapping2to3)
+        complete.entityMappings[1].migrationPolicyName = nil
+        let mirrored = try #require(throws: NimbusError.self) { try manager.migrateStore(from: source, to: destination, mapping: complete) }
+        #expect(mirrored.message.contains("mirrored to the cloud"), "\(mirrored.message)")
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 

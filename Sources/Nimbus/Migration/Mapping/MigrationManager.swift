@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// Migrates a store to a new model through a ``MappingModel``, as Core Data's
 /// `NSMigrationManager` does: the destination store is a new file, built from the source
@@ -62,6 +63,7 @@ public final class MigrationManager: @unchecked Sendable {
         }
         mappingModel = mapping
         try check(mapping)
+        try refuseMirroredStore(sourceURL)
         var sourceDescription = PersistentStoreDescription(url: sourceURL)
         sourceDescription.isReadOnly = true
         sourceDescription.shouldMigrateStoreAutomatically = false
@@ -121,6 +123,26 @@ public final class MigrationManager: @unchecked Sendable {
         }
         guard problems.isEmpty else {
             throw NimbusError(.migrationFailed, "the mapping model\(mapping.source.map { " \($0)" } ?? "") cannot run: " + problems.joined(separator: "; "))
+        }
+    }
+
+    /// A mirrored store keeps sync metadata keyed by its rows, which a new file would lose:
+    /// as Core Data's CloudKit stores, it migrates by inferred (lightweight) steps only.
+    private func refuseMirroredStore(_ url: URL) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let mirrored: Bool
+        do {
+            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            defer { try? queue.close() }
+            mirrored = try queue.read { db in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND (name LIKE 'ANIMBUSCLOUD%' OR name LIKE 'ANSCK%'))") ?? false
+            }
+        } catch let error as DatabaseError {
+            throw NimbusError.from(error, path: url.path)
+        }
+        if mirrored {
+            throw NimbusError(.migrationFailed, "the store at \(url.path) is mirrored to the cloud; a mapping model would lose its sync metadata, so mirrored stores migrate by inferred (lightweight) steps only, as Core Data's CloudKit stores do")
         }
     }
 
