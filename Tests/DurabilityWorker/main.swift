@@ -7,6 +7,9 @@ import NimbusTesting
 // and, when N is a multiple of 4, deletes batch N-2 (its items cascade).
 // Usage: DurabilityWorker <store path>
 //
+// With `migrate` first (DurabilityWorker migrate <store path> <fixtures folder>): runs the
+// Notebook app's staged migration once, printing each step.
+//
 // With `search` first (DurabilityWorker search <store path>): save N inserts note N (text
 // "note N common") and, when N is a multiple of 3, deletes note N-1; after each save a search
 // indexer indexes history one transaction per write, printing "indexed N".
@@ -41,6 +44,15 @@ if CommandLine.arguments.count > 2, CommandLine.arguments[1] == "search" {
             say("indexed \(n)")
         }
     }
+}
+if CommandLine.arguments.count > 3, CommandLine.arguments[1] == "migrate" {
+    // DurabilityWorker migrate <store path> <fixtures folder>: runs the Notebook app's staged
+    // migration, printing "step <stage> <step>" as it goes and "migrated" at the end.
+    let plan = try NotebookMigration.plan(fixtures: URL(fileURLWithPath: CommandLine.arguments[3]))
+    say("ready")
+    try plan.migrateStore(at: URL(fileURLWithPath: CommandLine.arguments[2])) { progress in say("step \(progress.stageIndex) \(progress.step)") }
+    say("migrated")
+    exit(0)
 }
 let model = try DurabilityModel.make()
 let coordinator = PersistentStoreCoordinator(managedObjectModel: model)

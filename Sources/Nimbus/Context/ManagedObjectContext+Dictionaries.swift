@@ -72,6 +72,14 @@ extension ManagedObjectContext {
                 })
             }
             let (sql, type) = try compiler.expression(.keyPath(name.split(separator: ".").map(String.init)))
+            if let folder = store.database.externalDataFolder, let attribute = entity.attributesByName[name],
+               ExternalStorage.indexes(of: entity).contains(entity.propertyIndexes[name]!) {
+                // A value that may live in a file (decision 0026): read past the marker or from the file.
+                return (sql, { row, index in
+                    let stored = PropertyValue(databaseValue: row[index], type: attribute.type)
+                    return try ExternalStorage.decode(stored, folder: folder, owner: "\(entity.name).\(name)").anyValue(for: attribute.type, transformerName: attribute.valueTransformerName)
+                })
+            }
             return (sql, Self.reader(for: type))
         case let .expression(_, expression, type):
             let (sql, _) = try compiler.expression(expression)

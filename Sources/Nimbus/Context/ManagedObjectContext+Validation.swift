@@ -33,10 +33,11 @@ extension ManagedObject {
             case let .attribute(attribute):
                 if let reason = attribute.validationFailure(for: values[index]) { fail(attribute.name, reason) }
             case let .relationship(relationship) where relationship.isToMany:
-                guard loadedToMany.contains(index) || flags.isInserted || !relationship.isOptional || relationship.minCount > 0 || relationship.maxCount > 0 else { continue }
+                // As in Core Data, "optional" is about nil, and a to-many is never nil: an empty
+                // set passes; only minimum and maximum counts constrain how many it holds.
+                guard relationship.minCount > 0 || relationship.maxCount > 0 else { continue }
                 try loadToManyIfNeeded(index)
                 guard case let .objects(ids) = self.values![index] else { continue }
-                if !relationship.isOptional && ids.isEmpty { fail(relationship.name, "is required") }
                 if relationship.minCount > 0 && (!ids.isEmpty || !relationship.isOptional) && ids.count < relationship.minCount {
                     fail(relationship.name, "has \(ids.count) objects, fewer than the minimum \(relationship.minCount)")
                 }

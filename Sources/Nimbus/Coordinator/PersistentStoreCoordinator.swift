@@ -62,6 +62,10 @@ public final class PersistentStoreCoordinator: Sendable {
         if let url = description.url, description.type == .sqlite, persistentStore(for: url) != nil {
             throw NimbusError(.storeAlreadyAdded, "a store at \(url.path) is already added")
         }
+        if let plan = description.stagedMigrationPlan, let url = description.url, description.type == .sqlite,
+           !description.isReadOnly, FileManager.default.fileExists(atPath: url.path) {
+            try plan.migrateStore(at: url)
+        }
         let database = try SQLiteDatabase.open(description, model: managedObjectModel)
         let store = PersistentStore(description: description, model: managedObjectModel, database: database,
                                     identifier: database.identifier)

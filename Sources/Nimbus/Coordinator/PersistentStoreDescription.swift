@@ -50,6 +50,10 @@ public struct PersistentStoreDescription: Sendable, Hashable {
     public var shouldInferMappingModelAutomatically = true
     /// Whether the store records persistent history of every save.
     public var persistentHistoryTracking = false
+    /// A plan run on the store file before it is added (Core Data's
+    /// `NSPersistentStoreStagedMigrationManagerOptionKey`): it takes the store from whichever
+    /// of the plan's models wrote it to the last one. See ``StagedMigrationPlan``.
+    public var stagedMigrationPlan: StagedMigrationPlan?
     /// Options as Core Data's option dictionary: `NSReadOnlyPersistentStoreOption`,
     /// `NSMigratePersistentStoresAutomaticallyOption`, `NSInferMappingModelAutomaticallyOption`,
     /// `NSPersistentHistoryTrackingKey` (`true`/`false`) and `NSPersistentStoreTimeoutOption`

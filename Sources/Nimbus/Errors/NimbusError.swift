@@ -21,11 +21,17 @@ public struct NimbusError: Error, Sendable, CustomStringConvertible {
             case storeNotFound, storeAlreadyAdded, readOnlyStore, objectNotFound
             case invalidObjectID, wrongContext, invalidArgument, sqliteError, io, unsupported
             case mergeConflict, inaccessibleFault, invalidToken, historyPurgeRefused
-            case noStores, invalidSearchQuery
+            case noStores, invalidSearchQuery, constraintConflict, migrationFailed
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
+        /// A save would give two objects the same values for an entity's uniqueness
+        /// constraint (Core Data's `NSManagedObjectConstraintMergeError`); nothing was saved.
+        public static let constraintConflict = Code(.constraintConflict)
+        /// A migration (a mapping model, a custom policy or a stage of a plan) failed; the
+        /// store was left as it was.
+        public static let migrationFailed = Code(.migrationFailed)
         /// Objects failed validation on save; see ``NimbusError/validationFailures``.
         public static let validationFailed = Code(.validationFailed)
         /// A `deny` delete rule blocked a delete.
@@ -94,7 +100,9 @@ public struct NimbusError: Error, Sendable, CustomStringConvertible {
         /// Why it failed.
         public var reason: String
 
-        public var description: String { "\(entityName).\(property): \(reason)" }
+        /// `Entity.property: reason (object …)`, naming the object by its ID (a temporary ID
+        /// for an object never saved), so a failure of a related object can be found.
+        public var description: String { "\(entityName).\(property): \(reason) (object \(objectID))" }
     }
 
     /// The error code.

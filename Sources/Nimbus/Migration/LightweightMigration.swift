@@ -35,7 +35,13 @@ enum LightweightMigration {
                     let oldIndex = oldProperty.flatMap { old.propertyIndexes[$0] }
                     switch (newMapping.storage[index], oldIndex.map { oldMapping.storage[$0] }) {
                     case let (.column(column), .column(oldColumn)?):
-                        if !targets.contains(column) { targets.append(column); values.append(oldColumn.quotedDatabaseIdentifier) }
+                        if !targets.contains(column) {
+                            try checkExternalValues(db, table: oldTable, column: oldColumn, entity: old,
+                                                    old: oldIndex.flatMap { old.properties[$0].attribute }, new: property.attribute)
+                            targets.append(column)
+                            values.append(convertedValue(oldColumn.quotedDatabaseIdentifier, from: oldIndex.flatMap { old.properties[$0].attribute },
+                                                         to: property.attribute))
+                        }
                     case let (.column(column), nil):
                         if let value = property.attribute?.defaultValue, !targets.contains(column) {
                             targets.append(column); values.append(sqlLiteral(value.databaseValue))
@@ -60,6 +66,7 @@ enum LightweightMigration {
                     INSERT INTO \(("NIMBUS_MIGRATING_" + table.name).quotedDatabaseIdentifier) (\(targets.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
                     SELECT \(values.joined(separator: ", ")) FROM \(oldTable.quotedDatabaseIdentifier) WHERE Z_ENT = \(old.entityNumber)
                     """)
+                try checkRequiredValues(db, table: "NIMBUS_MIGRATING_" + table.name, entity: entity, mapping: newMapping)
             }
         }
         // Join tables: copy rows of surviving many-to-many relationships.
@@ -80,6 +87,7 @@ enum LightweightMigration {
             columns.append("PRIMARY KEY (\(join.firstColumn.quotedDatabaseIdentifier), \(join.secondColumn.quotedDatabaseIdentifier))")
             try db.execute(sql: "CREATE TABLE \(("NIMBUS_MIGRATING_" + join.name).quotedDatabaseIdentifier) (\(columns.joined(separator: ", "))) WITHOUT ROWID")
         }
+        try copyChangedRelationships(db, mapping: mapping, oldSchema: oldSchema, newSchema: newSchema, prefix: "NIMBUS_MIGRATING_")
         for copy in copiedJoins {
             try db.execute(sql: "INSERT OR IGNORE INTO \(("NIMBUS_MIGRATING_" + copy.new).quotedDatabaseIdentifier) (\(copy.first.quotedDatabaseIdentifier), \(copy.second.quotedDatabaseIdentifier)) SELECT \(copy.oldFirst.quotedDatabaseIdentifier), \(copy.oldSecond.quotedDatabaseIdentifier) FROM \(copy.old.quotedDatabaseIdentifier)")
         }
@@ -119,7 +127,7 @@ enum LightweightMigration {
         try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [try encoder.encode(destination)])
     }
 
-    private static func sqlLiteral(_ value: DatabaseValue) -> String {
+    static func sqlLiteral(_ value: DatabaseValue) -> String {
         switch value.storage {
         case .null: "NULL"
         case let .int64(v): String(v)

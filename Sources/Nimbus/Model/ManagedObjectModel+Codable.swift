@@ -13,6 +13,8 @@ extension ManagedObjectModel: Codable {
         var versionIdentifiers: [String]?
         var configurations: [String: [String]]?
         var entities: [Entity]
+        /// ``ManagedObjectModel/unsupportedFeatures``, so tools reading a store's model see them.
+        var notes: [String]?
     }
 
     private struct Entity: Codable {
@@ -40,7 +42,7 @@ extension ManagedObjectModel: Codable {
                               userInfo: e.userInfo ?? [:], spotlightDisplayNameProperty: e.spotlightDisplayNameProperty)
         }
         try self.init(entities: entities, configurations: document.configurations ?? [:],
-                      versionIdentifiers: Set(document.versionIdentifiers ?? []))
+                      versionIdentifiers: Set(document.versionIdentifiers ?? []), unsupportedFeatures: document.notes ?? [])
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -57,7 +59,8 @@ extension ManagedObjectModel: Codable {
                        renamingIdentifier: e.renamingIdentifier, versionHashModifier: e.versionHashModifier,
                        userInfo: e.userInfo.isEmpty ? nil : e.userInfo,
                        spotlightDisplayNameProperty: e.spotlightDisplayNameProperty)
-            })
+            },
+            notes: unsupportedFeatures.isEmpty ? nil : unsupportedFeatures)
         try document.encode(to: encoder)
     }
 

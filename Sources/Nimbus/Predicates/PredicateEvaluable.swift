@@ -82,6 +82,11 @@ extension ManagedObject: PredicateEvaluable {
     public func predicateOperand(forKey key: String) throws -> PredicateOperand {
         let index = try propertyIndex(key)
         guard let value = primitiveValue(forKey: key) else { return .value(.null) }
+        if let attribute = entity.properties[index].attribute, attribute.type == .transformable, case .data = value {
+            // The registered type's value, as a fetch compares the constant's encoding with it.
+            if let decoded = self.value(forKey: key), !(decoded is Data), let operand = try? PredicateOperand(any: decoded) { return operand }
+            return .value(value)
+        }
         guard entity.properties[index].relationship != nil else { return .value(value) }
         switch value {
         case let .object(id):

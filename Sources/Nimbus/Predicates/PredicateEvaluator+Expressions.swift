@@ -166,6 +166,8 @@ extension PredicateEvaluator {
             }
             if name == "length:" { return .value(.integer(Int64(s.unicodeScalars.count))) }
             return .value(.string(name == "lowercase:" ? s.lowercased() : s.uppercased()))
+        case _ where PredicateBitwise.names.contains(name):
+            return .value(try PredicateBitwise.evaluate(name, values))
         default:
             return .value(try Self.arithmetic(name, values[0], values.count > 1 ? values[1] : .null))
         }

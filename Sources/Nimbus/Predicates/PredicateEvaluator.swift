@@ -157,7 +157,15 @@ struct PredicateEvaluator {
                  _ name: String) throws -> (String, String)? {
         let a = try scalar(left), b = try scalar(right)
         if a.isNull || b.isNull { return nil }
-        guard case let .string(x) = a, case let .string(y) = b else {
+        // A URL is its text here, as its column holds it (`url BEGINSWITH 'https:'`).
+        func text(_ value: PropertyValue) -> String? {
+            switch value {
+            case let .string(s): s
+            case let .url(u): u.absoluteString
+            default: nil
+            }
+        }
+        guard let x = text(a), let y = text(b) else {
             throw PredicateSemantics.mismatch(a, b, "apply \(name) to")
         }
         return (PredicateSemantics.fold(x, options), PredicateSemantics.fold(y, options))

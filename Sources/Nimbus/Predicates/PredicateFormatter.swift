@@ -35,7 +35,8 @@ enum PredicateFormatter {
         }
     }
 
-    static let infix: [String: String] = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**"]
+    static let infix: [String: String] = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**",
+                                          "bitwiseAnd:with:": "&", "bitwiseOr:with:": "|", "bitwiseXor:with:": "^"]
 
     static func format(_ expression: QueryExpression) -> String {
         switch expression {

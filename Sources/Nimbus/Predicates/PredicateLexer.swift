@@ -134,7 +134,7 @@ struct PredicateLexer {
             index += 2
             return token(.symbol(symbol))
         }
-        if "(){}[],.=<>!+-*/".unicodeScalars.contains(c) {
+        if "(){}[],.=<>!+-*/&|^~".unicodeScalars.contains(c) {
             index += 1
             return token(.symbol(String(c)))
         }

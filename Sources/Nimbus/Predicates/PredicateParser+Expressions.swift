@@ -4,7 +4,24 @@ extension PredicateParser {
     /// Binary arithmetic functions by operator, as `NSExpression` names them.
     static let arithmetic: [String: String] = ["+": "add:to:", "-": "from:subtract:", "*": "multiply:by:", "/": "divide:by:", "**": "raise:toPower:"]
 
+    /// Bitwise operators, as `NSExpression` names them; they bind more loosely than `+`
+    /// and `-` (`|` loosest, then `^`, then `&`), as in C.
+    static let bitwise: [String: String] = ["&": "bitwiseAnd:with:", "|": "bitwiseOr:with:", "^": "bitwiseXor:with:"]
+
     mutating func expression() throws -> QueryExpression {
+        try bitwiseLevel(["|", "^", "&"])
+    }
+
+    private mutating func bitwiseLevel(_ symbols: ArraySlice<String>) throws -> QueryExpression {
+        guard let symbol = symbols.first else { return try additive() }
+        var left = try bitwiseLevel(symbols.dropFirst())
+        while accept(symbol: symbol) {
+            left = .function(Self.bitwise[symbol]!, [left, try bitwiseLevel(symbols.dropFirst())])
+        }
+        return left
+    }
+
+    mutating func additive() throws -> QueryExpression {
         var left = try multiplicative()
         while case let .symbol(s) = current.kind, s == "+" || s == "-" {
             advance()
@@ -31,6 +48,11 @@ extension PredicateParser {
     mutating func unary() throws -> QueryExpression {
         try enter()
         defer { nesting -= 1 }
+        if accept(symbol: "~") {
+            let operand = try unary()
+            if case let .constant(.integer(v)) = operand { return .constant(.integer(~v)) }
+            return .function("onesComplement:", [operand])
+        }
         guard accept(symbol: "-") else { return try postfix() }
         if case let .bigInteger(value) = current.kind, value == UInt64(Int64.max) + 1 {
             advance()
@@ -223,6 +245,7 @@ extension PredicateParser {
         "abs:", "sqrt:", "log:", "ln:", "exp:", "floor:", "ceiling:", "trunc:",
         "count:", "sum:", "average:", "min:", "max:", "median:",
         "lowercase:", "uppercase:", "now", "length:", "objectFrom:withIndex:",
+        "bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "onesComplement:",
     ]
 
     /// `name:(args)`, `name(args)` and `now()`.

@@ -177,7 +177,7 @@ extension PredicateSQLCompiler {
     func isString(_ operand: Operand) -> Bool {
         switch operand {
         case .constant(.string): true
-        case let .scalar(s): s.kind == .string || s.kind == nil
+        case let .scalar(s): s.kind == .string || s.kind == .url || s.kind == nil
         default: false
         }
     }
@@ -237,6 +237,9 @@ extension PredicateSQLCompiler {
     }
 
     private mutating func stringOperand(_ operand: inout Operand, _ op: QueryPredicate.Comparison.Operator, _ context: String) throws -> Scalar {
+        // A URI attribute's column holds its text: string operators apply to it.
+        if case let .constant(.url(url)) = operand { operand = .constant(.string(url.absoluteString)) }
+        if case let .scalar(s) = operand, s.kind == .url { operand = .scalar(Scalar(sql: s.sql, kind: .string, type: .string)) }
         if case let .constant(value) = operand {
             guard case .string = value else {
                 throw NimbusError(.typeMismatch, "\(op.rawValue) needs strings, not \(PredicateFormatter.format(value)), in \(context)")

@@ -64,6 +64,18 @@ extension PredicateSQLCompiler {
             let isInteger = (a.type?.isInteger ?? false) && (b.type?.isInteger ?? false)
             return .scalar(Scalar(sql: "(" + a.sql + " \(symbol) " + b.sql + ")", kind: .number,
                                   type: symbol == "%" || isInteger ? .integer64 : .double))
+        case _ where PredicateBitwise.names.contains(name):
+            let v = try operands.indices.map { try typed(&operands[$0], .number, context).sql }
+            let sql: SQL = switch name {
+            case "onesComplement:": "(~" + v[0] + ")"
+            case "bitwiseAnd:with:": "(" + v[0] + " & " + v[1] + ")"
+            case "bitwiseOr:with:": "(" + v[0] + " | " + v[1] + ")"
+            // SQLite has no XOR; a ^ b = (a | b) - (a & b), exact in 64 bits.
+            case "bitwiseXor:with:": "((" + v[0] + " | " + v[1] + ") - (" + v[0] + " & " + v[1] + "))"
+            case "leftshift:by:": "(" + v[0] + " << " + v[1] + ")"
+            default: "(" + v[0] + " >> " + v[1] + ")"
+            }
+            return .scalar(Scalar(sql: sql, kind: .number, type: .integer64))
         case "objectFrom:withIndex:":
             throw NimbusError(.unsupported, "an index into a to-many relationship has no order in SQL; use [SIZE], @count or SUBQUERY, or evaluate in memory: \(context)")
         default:
@@ -116,6 +128,10 @@ extension PredicateSQLCompiler {
              (.string, .string), (.url, .url), (.url, .string), (.uuid, .uuid), (.data, .data):
             return value.databaseValue
         case let (.string, .url(url)): return url.absoluteString.databaseValue
+        case (.data, _) where target.type == .transformable:
+            // A transformable holds the encoded value: compare with the constant encoded alike.
+            guard let encoded = TransformableConstant.storedForm(of: value) else { throw mismatch() }
+            return encoded.databaseValue
         case let (.uuid, .string(text)):
             guard let uuid = UUID(uuidString: text) else { throw mismatch() }
             return PropertyValue.uuid(uuid).databaseValue

@@ -24,9 +24,12 @@ struct EntityReader: Sendable {
     private let plans: [[PropertyRead]?]
     /// Column name to position in the select list.
     let columnPositions: [String: Int]
+    /// Where external binary values live (nil: in-memory store, values inline).
+    let externalDataFolder: URL?
 
-    init(entity: EntityDescription, schema: StoreSchema) {
+    init(entity: EntityDescription, schema: StoreSchema, externalDataFolder: URL? = nil) {
         self.entity = entity
+        self.externalDataFolder = externalDataFolder
         let mapping = schema.mapping(for: entity)
         table = mapping.table
         let tableColumns = schema.tables.first { $0.name == mapping.table }!.columns.map(\.name)

@@ -14,6 +14,8 @@ struct RowDecoder {
     private var lastNumber = Int.min
     private var plan: [EntityReader.PropertyRead] = []
     private var entity: EntityDescription?
+    /// Attributes of the current entity whose stored values carry external-storage markers.
+    private var external: [Int] = []
 
     init(reader: EntityReader, storeKey: UInt32, model: ManagedObjectModel) {
         self.reader = reader
@@ -36,6 +38,7 @@ struct RowDecoder {
                 throw badEntityNumber(statement, primaryKey: primaryKey)
             }
             (lastNumber, self.plan, self.entity) = (number, plan, entity)
+            external = reader.externalDataFolder == nil ? [] : ExternalStorage.indexes(of: entity)
         }
         let version = sqlite3_column_type(statement, 2) == SQLITE_NULL ? 1 : sqlite3_column_int64(statement, 2)
         // Appending into reserved storage: the array initializers that take a count allocate
@@ -47,6 +50,13 @@ struct RowDecoder {
                 row.append(try EntityReader.value(plan[index], statement: statement, storeKey: storeKey, model: model))
             } catch {
                 throw badValue(error, property: index, primaryKey: primaryKey)
+            }
+        }
+        if !external.isEmpty, let folder = reader.externalDataFolder {
+            let entity = entity.unsafelyUnwrapped
+            for index in external {
+                row[index] = try ExternalStorage.decode(row[index], folder: folder,
+                                                        owner: "\(entity.name).\(entity.properties[index].name) of the row Z_PK = \(primaryKey)")
             }
         }
         return (ManagedObjectID(entity: entity.unsafelyUnwrapped, storeKey: storeKey, primaryKey: primaryKey),

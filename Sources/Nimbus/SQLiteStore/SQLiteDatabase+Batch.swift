@@ -43,6 +43,9 @@ extension SQLiteDatabase {
     func batchUpdate(_ query: SelectQuery, assignments: [(column: String, sql: String, arguments: [DatabaseValue], index: Int)],
                      wantIDs: Bool, author: String?, contextName: String?, history: Bool) throws -> BatchResult {
         let reader = reader(for: query.entity)
+        if externalDataFolder != nil, let index = assignments.map(\.index).first(where: ExternalStorage.indexes(of: query.entity).contains) {
+            throw NimbusError(.unsupported, "a batch update cannot set \(query.entity.name).\(query.entity.properties[index].name), which allows external storage; set it on the objects in a context")
+        }
         let set = (["Z_OPT = Z_OPT + 1"] + assignments.map { "\($0.column.quotedDatabaseIdentifier) = \($0.sql)" }).joined(separator: ", ")
         let setArguments = assignments.flatMap(\.arguments)
         return try write { db in
@@ -70,9 +73,12 @@ extension SQLiteDatabase {
 
     /// Deletes rows with their delete rules applied set-wise, in one transaction.
     func batchDelete(_ target: DeleteTarget, wantIDs: Bool, author: String?, contextName: String?, history: Bool) throws -> BatchResult {
-        try write { db in
+        // Files of deleted rows go once the deletion commits (never when it rolls back).
+        var obsolete: [String] = []
+        let result = try write { db in
+            obsolete = []
             // Fast path: one statement when no relationship needs work and no IDs are needed.
-            if case let .query(query) = target, !wantIDs, !history, !needsRelationshipWork(query.entity) {
+            if case let .query(query) = target, !wantIDs, !history, !needsRelationshipWork(query.entity), !usesExternalStorage {
                 let reader = reader(for: query.entity)
                 let sql = "DELETE FROM \(reader.table.quotedDatabaseIdentifier) WHERE Z_PK IN (SELECT t0.Z_PK \(query.fromClause(reader: reader)) ORDER BY t0.Z_PK)"
                 try db.execute(sql: sql, arguments: StatementArguments(query.arguments))
@@ -89,6 +95,7 @@ extension SQLiteDatabase {
             if history { tombstones = try self.tombstones(for: doomed, db) }
             for (entityNumber, group) in Dictionary(grouping: doomed, by: { $0.entity.entityNumber }) {
                 guard let entity = model.entity(number: entityNumber) else { continue }
+                obsolete += try externalFiles(of: entity, keys: group.map(\.primaryKey), db)
                 try deleteRows(entity: entity, keys: group.map(\.primaryKey), db)
             }
             if history {
@@ -97,6 +104,8 @@ extension SQLiteDatabase {
             }
             return BatchResult(status: true, count: initial.count, objectIDs: wantIDs ? initial : [])
         }
+        removeExternalFiles(obsolete)
+        return result
     }
 
     private func needsRelationshipWork(_ entity: EntityDescription) -> Bool {

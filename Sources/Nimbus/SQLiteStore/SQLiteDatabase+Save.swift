@@ -11,7 +11,24 @@ extension SQLiteDatabase {
     /// Writes a save in one transaction: keys, rows, join rows, order; then the hooks
     /// (history, sync metadata) in the same transaction.
     func save(_ request: SaveRequest, hooks: [any SaveHook]) throws -> SaveResult {
-        try write { db in
+        // Large values of external-storage attributes go to files first; files the save
+        // replaces or deletes go once it commits (decision 0026).
+        let (request, written) = try externalize(request)
+        var obsolete: [String] = []
+        defer { removeExternalFiles(obsolete) }
+        do {
+            return try write { db in
+                obsolete = try obsoleteExternalFiles(of: request, db)
+                return try writeRows(request, hooks: hooks, db)
+            }
+        } catch {
+            obsolete = written
+            throw error
+        }
+    }
+
+    private func writeRows(_ request: SaveRequest, hooks: [any SaveHook], _ db: Database) throws -> SaveResult {
+        do {
             var result = SaveResult()
             result.insertedIDs = try allocateKeys(for: request.inserts.map(\.id), db)
             if request.resolvesReferences {

@@ -17,14 +17,25 @@ final class SQLiteDatabase: @unchecked Sendable {
     /// R-trees the model declares that this file lacks (a read-only store written before
     /// they were declared); fetches do not route through them.
     private(set) var unavailableRTrees: Set<String> = []
+    /// Where values of attributes that allow external storage go when large
+    /// (`.<store>_SUPPORT/_EXTERNAL_DATA`); nil for in-memory stores, which keep them inline.
+    let externalDataFolder: URL?
+    /// By entity number - 1: the attributes that allow external storage.
+    let externalIndexes: [[Int]]
+    /// Whether any entity has such attributes and the store keeps files (checked per save).
+    let usesExternalStorage: Bool
 
-    private init(writer: any DatabaseWriter, model: ManagedObjectModel, identifier: String, recorder: SQLRecorder?) {
+    private init(writer: any DatabaseWriter, model: ManagedObjectModel, identifier: String, recorder: SQLRecorder?,
+                 externalDataFolder: URL? = nil) {
         self.writer = writer
         self.model = model
         self.schema = model.schema
         self.identifier = identifier
         self.storeKey = StoreKeys.key(for: identifier)
-        self.readers = model.entities.map { EntityReader(entity: $0, schema: model.schema) }
+        self.externalDataFolder = externalDataFolder
+        self.externalIndexes = model.entities.map(ExternalStorage.indexes(of:))
+        self.usesExternalStorage = externalDataFolder != nil && externalIndexes.contains { !$0.isEmpty }
+        self.readers = model.entities.map { EntityReader(entity: $0, schema: model.schema, externalDataFolder: externalDataFolder) }
         self.insertPlans = model.entities.map { InsertPlan(entity: $0, schema: model.schema) }
         self.recorder = recorder
     }
@@ -114,7 +125,8 @@ final class SQLiteDatabase: @unchecked Sendable {
             identifier = UUID().uuidString
             try writer.write { db in try StoreSchemaWriter.create(db, model: model, description: description, identifier: identifier) }
         }
-        let database = SQLiteDatabase(writer: writer, model: model, identifier: identifier, recorder: recorder)
+        let database = SQLiteDatabase(writer: writer, model: model, identifier: identifier, recorder: recorder,
+                                      externalDataFolder: ExternalStorage.dataFolder(for: url))
         database.unavailableRTrees = unavailableRTrees
         return database
     }
@@ -192,7 +204,9 @@ final class SQLiteDatabase: @unchecked Sendable {
 
     /// Runs a write transaction, mapping SQLite errors to Nimbus errors.
     func write<T>(_ block: (Database) throws -> T) throws -> T {
-        do { return try writer.write(block) } catch let error as DatabaseError { throw NimbusError.from(error, path: nil) }
+        do { return try writer.write(block) } catch let error as DatabaseError {
+            throw constraintConflict(error) ?? NimbusError.from(error, path: nil)
+        }
     }
 }
 

@@ -16,6 +16,10 @@ extension StoreCommand {
 
         func run() throws {
             try reportingErrors {
+                // Never open what is there: adding a store of another model would migrate it.
+                guard !FileManager.default.fileExists(atPath: store) else {
+                    throw CLIError("\(store) already exists; nothing was changed (to move a store to a new model use `nimbus store migrate \(store) --model <model>`; to start over, delete the file first)")
+                }
                 let managedObjectModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
                 guard let mode = PersistentStoreDescription.JournalMode(rawValue: journalMode.uppercased()) else {
                     throw CLIError("journal mode must be wal or delete, not \(journalMode)")

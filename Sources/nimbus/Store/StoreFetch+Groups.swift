@@ -30,7 +30,8 @@ extension StoreCommand.Fetch {
         }
         var properties = groupBy.map(FetchProperty.property)
         if count {
-            let size = QueryExpression.function("count:", [.keyPath(groupBy[0].split(separator: ".").map(String.init))])
+            // Count the objects (SELF), not the key's non-nil values: the nil group has members too.
+            let size = QueryExpression.function("count:", [.evaluatedObject])
             properties.append(.expression(name: Self.countName, size, type: .integer64))
         }
         request.propertiesToFetch = properties

@@ -16,6 +16,9 @@ extension StoreCommand {
         func run() throws {
             try reportingErrors {
                 let session = try StoreSession(path: store, readOnly: true)
+                guard session.store.metadata["NSPersistentHistoryTrackingKey"] as? Bool == true else {
+                    throw CLIError("\(store) does not record persistent history (it was created without --history), so there is none to show")
+                }
                 var request = PersistentHistoryChangeRequest.fetchHistory(after: try after.map(PersistentHistoryToken.init(string:)))
                 if let author { request.transactionPredicate = try QueryPredicate(format: "author == %@", author) }
                 let transactions = try session.context.performAndWait { try session.context.execute(request).transactions }
@@ -40,6 +43,9 @@ extension StoreCommand {
                         ]
                     }))
                     return
+                }
+                if transactions.isEmpty {
+                    print(after == nil && author == nil ? "no transactions recorded yet" : "no transactions match")
                 }
                 for transaction in transactions {
                     print("transaction \(transaction.transactionNumber)  \(formatter.string(from: transaction.timestamp))  "

@@ -6,7 +6,7 @@ extension StoreCommand {
     /// `nimbus store inspect <store> [--json]`.
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show a store's UUID, journal mode, model version hash and entities with row counts.")
+            abstract: "Show a store's UUID, journal mode, model version hash, and its entities with row counts, attributes, relationships, indexes and constraints, and the model's notes.")
 
         @Argument(help: "The store file.") var store: String
         @Flag(help: "Print the result as JSON.") var json = false
@@ -16,12 +16,17 @@ extension StoreCommand {
                 let session = try StoreSession(path: store, readOnly: true)
                 let info = try session.store.inspection()
                 let entities = try session.context.performAndWait { () throws -> [[String: Any]] in
-                    try session.model.entities.map { entity in
+                    var own: [String: Int] = [:]
+                    for entity in session.model.entities {
                         var request = FetchRequest<ManagedObject>(entityName: entity.name)
                         request.includesSubentities = false
-                        return ["name": entity.name, "count": try session.context.count(for: request),
-                                "parent": entity.superentityName as Any? ?? NSNull(), "abstract": entity.isAbstract]
+                        own[entity.name] = try session.context.count(for: request)
                     }
+                    // A parent counts its sub-entities' rows too (an abstract one has none of its own).
+                    func total(_ entity: EntityDescription) -> Int {
+                        own[entity.name]! + entity.subentityNames.compactMap { session.model.entitiesByName[$0] }.map(total).reduce(0, +)
+                    }
+                    return session.model.entities.map { Self.describe($0, own: own[$0.name]!, total: total($0)) }
                 }
                 let hash = session.model.versionHash.map { String(format: "%02x", $0) }.joined()
                 if json {
@@ -29,6 +34,7 @@ extension StoreCommand {
                         "store": store, "storeUUID": session.store.identifier, "journalMode": info.journalMode,
                         "modelVersionHash": hash, "entities": entities,
                         "modelVersionIdentifiers": session.model.versionIdentifiers.sorted(),
+                        "modelNotes": session.model.unsupportedFeatures,
                     ]))
                 } else {
                     print("store        \(store)")
@@ -36,10 +42,10 @@ extension StoreCommand {
                     print("journal mode \(info.journalMode)")
                     print("model hash   \(hash)")
                     print("entities")
-                    for entity in entities {
-                        let name = entity["name"] as! String
-                        let parent = (entity["parent"] as? String).map { " : \($0)" } ?? ""
-                        print("  \(name)\(parent)  \(entity["count"]!)")
+                    for entity in entities { Self.text(entity).forEach { print($0) } }
+                    if !session.model.unsupportedFeatures.isEmpty {
+                        print("model notes")
+                        for note in session.model.unsupportedFeatures { print("  \(note)") }
                     }
                 }
             }

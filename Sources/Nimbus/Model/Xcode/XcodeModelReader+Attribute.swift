@@ -97,6 +97,12 @@ extension XcodeModelReader {
         }
         if let transformer = attribute.valueTransformerName, Self.archivingTransformers.contains(transformer) {
             note("\(owner): value transformer \(transformer) stores keyed archives, which Nimbus cannot decode; register a Codable type under that name (values are stored as JSON)")
+        } else if attribute.type == .transformable, element["customClassName"] == nil {
+            if let transformer = attribute.valueTransformerName {
+                note("\(owner): value transformer \(transformer) is the app's own Objective-C class, which Nimbus cannot run; register a Codable type with ValueTransformers under \(transformer) (values are stored as JSON); until then values are read and written as raw Data")
+            } else {
+                note("\(owner): transformable without a value transformer: Core Data archives its values with NSKeyedArchiver, which Nimbus cannot decode; values are read and written as raw Data unless you name a transformer and register a Codable type with ValueTransformers under it")
+            }
         }
         if try flag("storedInTruthFile", of: element, owner: owner) == true {
             note("\(owner): storing in an external record file is not supported; the value is stored in the store")
@@ -122,19 +128,24 @@ extension XcodeModelReader {
             guard let value, let converted = try? PropertyValue(value, for: type) else { throw bad() }
             return converted
         }
+        // Xcode stores the text as typed and Core Data reads it as a number or a flag, so
+        // `NO` on an integer and `0.0` on a Boolean are accepted as Xcode accepts them.
+        let flagValue: Int64? = switch trimmed.uppercased() {
+        case "YES", "TRUE": 1
+        case "NO", "FALSE": 0
+        default: nil
+        }
         switch type {
         case .integer16, .integer32, .integer64:
-            return try converted(Int64(trimmed) ?? Double(trimmed).flatMap { Int64(exactly: $0) })
+            return try converted(Int64(trimmed) ?? Double(trimmed).flatMap { Int64(exactly: $0) } ?? flagValue)
         case .double, .float:
-            return try converted(Double(trimmed))
+            return try converted(Double(trimmed) ?? flagValue.map(Double.init))
         case .decimal:
             return try converted(Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")))
         case .boolean:
-            switch trimmed {
-            case "YES", "true", "1": return .bool(true)
-            case "NO", "false", "0": return .bool(false)
-            default: throw bad()
-            }
+            if let flagValue { return .bool(flagValue == 1) }
+            guard let number = Double(trimmed), number.isFinite else { throw bad() }
+            return .bool(number != 0)
         case .string:
             return .string(text)
         case .uuid:

@@ -45,6 +45,7 @@ extension XcodeModelReader {
                 noteUnknownChild(child, owner: name)
             }
         }
+        fetchIndexes = withoutToManyElements(fetchIndexes, entity: name, toMany: Set(relationships.filter(\.isToMany).map(\.name)))
         return EntityDescription(
             name, parent: element["parentEntity"],
             isAbstract: try flag("isAbstract", of: element, owner: name) ?? false,
@@ -106,6 +107,25 @@ extension XcodeModelReader {
             return nil
         }
         return FetchIndexDescription(name: name, elements: elements)
+    }
+
+    /// Xcode accepts a fetch index element on a to-many relationship, which no column holds:
+    /// the element is left out with a note, and an index left without elements is dropped.
+    private mutating func withoutToManyElements(_ indexes: [FetchIndexDescription], entity: String,
+                                                toMany: Set<String>) -> [FetchIndexDescription] {
+        indexes.compactMap { index in
+            let dropped = index.elements.filter { toMany.contains($0.property) }
+            guard !dropped.isEmpty else { return index }
+            var kept = index
+            kept.elements.removeAll { toMany.contains($0.property) }
+            let names = dropped.map(\.property).joined(separator: ", ")
+            if kept.elements.isEmpty {
+                note("\(entity).\(index.name): fetch index element on to-many relationship \(names) cannot be indexed (no column holds it); the index was left out")
+                return nil
+            }
+            note("\(entity).\(index.name): fetch index element on to-many relationship \(names) cannot be indexed (no column holds it); the index was built on \(kept.elements.map(\.property).joined(separator: ", ")) only")
+            return kept
+        }
     }
 
     /// Reads the compound indexes of models saved before Xcode 9 as fetch indexes.

@@ -16,6 +16,8 @@ struct XcodeXMLElement: Sendable {
     var children: [XcodeXMLElement]
     /// The 1-based line the element starts on.
     var line: Int
+    /// The element's own text (a mapping model's `<attribute>` values).
+    var text = ""
 
     subscript(key: String) -> String? { attributes[key] }
 
@@ -84,6 +86,11 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
                 qualifiedName: String?, attributes: [String: String] = [:]) {
         stack.append(XcodeXMLElement(name: elementName, attributes: attributes, children: [],
                                      line: max(parser.lineNumber, 1)))
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard !stack.isEmpty else { return }
+        stack[stack.count - 1].text += string
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
