@@ -28,6 +28,9 @@ enum AccountStores {
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: url.path + suffix)
         }
+        // Values stored outside the rows (Core Data's `.<name>_SUPPORT` folder).
+        let support = url.deletingLastPathComponent().appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)_SUPPORT")
+        try? FileManager.default.removeItem(at: support)
         // The account's folder goes with its last store.
         let folder = url.deletingLastPathComponent()
         if (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true {
