@@ -12,19 +12,18 @@ extension ManagedObjectContext {
     /// coordinator (a nested context reads through its parent).
     func loadToMany(_ index: Int, of sources: some Sequence<ManagedObject>, asFaults: Bool) throws {
         guard parent == nil else { return }
-        var groups: [ObjectIdentifier: (store: PersistentStore, entity: EntityDescription, byKey: [Int64: ManagedObject])] = [:]
+        // By store key: the usual case is one store, so one group.
+        var groups: [UInt32: (entity: EntityDescription, byKey: [Int64: ManagedObject])] = [:]
         for source in sources where !source.objectID.isTemporaryID && source.managedObjectContext === self {
             if source.values == nil {
                 guard source.committed != nil else { continue }
                 try source.fireFault()
             }
             guard !source.loadedToMany.contains(index) else { continue }
-            let store = try persistentStoreCoordinator.store(for: source.objectID)
-            let key = ObjectIdentifier(store)
-            if groups[key] == nil { groups[key] = (store, source.entity, [:]) }
-            groups[key]!.byKey[source.objectID.primaryKey] = source
+            groups[source.objectID.storeKey, default: (source.entity, [:])].byKey[source.objectID.primaryKey] = source
         }
-        for group in groups.values where !group.byKey.isEmpty {
+        for entry in groups.values where !entry.byKey.isEmpty {
+            let group = (store: try persistentStoreCoordinator.store(for: entry.byKey.first!.value.objectID), entity: entry.entity, byKey: entry.byKey)
             var awakened: [ManagedObject] = []
             var current: (key: Int64, ids: [ManagedObjectID])?
             func flush() {
