@@ -7,16 +7,20 @@ import GRDB
 import GRDBSQLite
 import Nimbus
 
-/// Bytes of heap in use (glibc `mallinfo2`: small blocks plus `mmap`ed ones; 0 elsewhere).
-/// Unlike the resident set size, it falls when memory is freed, so a warm-up run does not hide
-/// what the next run allocates.
-func heapBytesInUse() -> Int {
+/// The resident set size of this process, in bytes, after glibc's `malloc_trim` has given
+/// freed memory back (so memory freed by a warm-up run and reused does not hide what a run
+/// allocates). Linux only (`/proc/self/statm`); 0 elsewhere.
+func residentBytesAfterTrim() -> Int {
     #if canImport(Glibc)
-    let info = mallinfo2()
-    return Int(info.uordblks) + Int(info.hblkhd)
-    #else
-    return 0
+    if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+        typealias Trim = @convention(c) (Int) -> Int32
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+    }
     #endif
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
 extension QueryScenario {
@@ -149,7 +153,7 @@ extension QueryScenario {
             }, run: {
                 let context = context!
                 try context.performAndWait { () throws in
-                    let before = heapBytesInUse()
+                    let before = residentBytesAfterTrim()
                     for post in posts {
                         let object = try context.insertNewObject(forEntityName: "Post")
                         object.setValue(post.title, forKey: "title")
@@ -159,9 +163,9 @@ extension QueryScenario {
                         object.setValue(post.createdAt, forKey: "createdAt")
                         object.setValue(post.published, forKey: "published")
                     }
-                    let pending = heapBytesInUse() - before
+                    let pending = residentBytesAfterTrim() - before
                     try context.save()
-                    FileHandle.standardError.write(Data("growth \(rows): \(pending / max(rows, 1)) bytes of heap per pending object (inserted, not yet saved)\n".utf8))
+                    FileHandle.standardError.write(Data("growth \(rows): \(pending / max(rows, 1)) bytes of resident memory per pending object (inserted, not yet saved)\n".utf8))
                 }
             }, verify: { context = nil; try verify("Nimbus") })
 

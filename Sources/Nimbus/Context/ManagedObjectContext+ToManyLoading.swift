@@ -53,9 +53,10 @@ extension ManagedObjectContext {
     /// the app walks a fetch's results in order (see ``ToManyFaultBatcher``).
     func fireToManyFault(of object: ManagedObject, at index: Int) throws {
         guard parent == nil else { return }
-        let batch = toManyFaultBatcher.batch(for: object, relationship: index)
+        let batch = toManyFaultBatcher.batch(for: object.objectID, relationship: index)
         if batch.count > 1 {
-            try loadToMany(index, of: batch.lazy.filter { $0.entity === object.entity }, asFaults: true)
+            // Objects the app dropped since (and the registry let go) are left out.
+            try loadToMany(index, of: batch.lazy.compactMap { self.registry[$0] }.filter { $0.entity === object.entity }, asFaults: true)
         } else {
             try loadToMany(index, of: CollectionOfOne(object), asFaults: true)
         }
@@ -125,14 +126,15 @@ extension ManagedObject {
 /// Fires to-many faults in batches when the app walks the results of a fetch in order, as
 /// Core Data's `fetchBatchSize` does for rows (docs/decisions/0021).
 ///
-/// The context keeps the objects of its last fetch whose entity has to-many relationships.
-/// The first to-many fault fired among them loads one object's relationship; when the next
-/// one fired is the object right after the last batch, the batch grows (16, 64, 256, up to
-/// 1,024 objects, or the request's `fetchBatchSize`), so walking 20,000 posts reading their
-/// comments costs a handful of statements, and touching one object still reads only its own.
+/// The context keeps the IDs (not the objects: objects the app drops are still let go) of its
+/// last fetch whose entity has to-many relationships. The first to-many fault fired among them
+/// loads one object's relationship; when the next one fired is the object right after the last
+/// batch, the batch grows (16, 64, 256, up to 1,024 objects, or the request's
+/// `fetchBatchSize`), so walking 20,000 posts reading their comments costs a handful of
+/// statements, and touching one object still reads only its own.
 final class ToManyFaultBatcher {
-    private var objects: [ManagedObject] = []
-    private var positions: [ObjectIdentifier: Int]?
+    private var ids: [ManagedObjectID] = []
+    private var positions: [ManagedObjectID: Int]?
     private var fixedBatchSize = 0
     /// The last batch: relationship, where it ended, its size.
     private var last: (relationship: Int, end: Int, size: Int)?
@@ -140,7 +142,7 @@ final class ToManyFaultBatcher {
 
     /// Remembers a fetch's results (replacing the previous ones).
     func remember(_ objects: [ManagedObject], fetchBatchSize: Int) {
-        self.objects = objects
+        ids = objects.map(\.objectID)
         positions = nil
         fixedBatchSize = fetchBatchSize
         last = nil
@@ -149,28 +151,28 @@ final class ToManyFaultBatcher {
     /// Forgets the remembered results (the context was reset).
     func forget() { remember([], fetchBatchSize: 0) }
 
-    /// The objects whose relationship to load with `object`'s (`object` first).
-    func batch(for object: ManagedObject, relationship: Int) -> ArraySlice<ManagedObject> {
-        guard !objects.isEmpty, let position = position(of: object) else { return [object] }
+    /// The IDs whose relationship to load with `id`'s (`id` first).
+    func batch(for id: ManagedObjectID, relationship: Int) -> ArraySlice<ManagedObjectID> {
+        guard !ids.isEmpty, let position = position(of: id) else { return [id] }
         var size = 1
         if fixedBatchSize > 0 {
             size = fixedBatchSize
         } else if let last, last.relationship == relationship, position >= last.end, position <= last.end + 1 {
             size = min(last.size == 1 ? 16 : last.size * 4, Self.largestBatch)
         }
-        let end = min(position + size, objects.count)
+        let end = min(position + size, ids.count)
         last = (relationship, end, size)
-        return objects[position..<end]
+        return ids[position..<end]
     }
 
-    private func position(of object: ManagedObject) -> Int? {
-        if let last, last.end < objects.count, objects[last.end] === object { return last.end }
+    private func position(of id: ManagedObjectID) -> Int? {
+        if let last, last.end < ids.count, ids[last.end] == id { return last.end }
         if positions == nil {
-            var made: [ObjectIdentifier: Int] = [:]
-            made.reserveCapacity(objects.count)
-            for (position, object) in objects.enumerated() { made[ObjectIdentifier(object)] = position }
+            var made: [ManagedObjectID: Int] = [:]
+            made.reserveCapacity(ids.count)
+            for (position, id) in ids.enumerated() { made[id] = position }
             positions = made
         }
-        return positions![ObjectIdentifier(object)]
+        return positions![id]
     }
 }
