@@ -26,8 +26,15 @@ struct TextPredicateFastPathTests {
         #expect(try PredicateSQLCompilerTests.compile("name ==[c] 'Ab'").sql == "IFNULL(NIMBUS_TEXT(t0.\"ZNAME\", ?, 17), 0)")
         #expect(try PredicateSQLCompilerTests.compile("'Ab' !=[d] name").sql == "IFNULL(NOT NIMBUS_TEXT(t0.\"ZNAME\", ?, 18), 1)")
         #expect(try PredicateSQLCompilerTests.compile("name ENDSWITH[c] 'x'").sql == "NIMBUS_TEXT(t0.\"ZNAME\", ?, 13)")
-        #expect(try PredicateSQLCompilerTests.compile("name LIKE 'a*'").sql == "NIMBUS_TEXT(t0.\"ZNAME\", ?, 20)")
+        #expect(try PredicateSQLCompilerTests.compile("name LIKE 'a?'").sql == "NIMBUS_TEXT(t0.\"ZNAME\", ?, 20)")
         #expect(try PredicateSQLCompilerTests.compile("name CONTAINS[c] ''").sql == "0")
+        // A literal between stars is a substring test; a prefix or suffix pattern likewise.
+        let like = try PredicateSQLCompilerTests.compile("name LIKE[c] '*ECHO*'")
+        #expect(like.sql == "NIMBUS_TEXT(t0.\"ZNAME\", ?, 5)")
+        #expect(like.arguments == ["echo".databaseValue])
+        #expect(try PredicateSQLCompilerTests.compile("name LIKE 'ab*'").sql == "NIMBUS_TEXT(t0.\"ZNAME\", ?, 8)")
+        #expect(try PredicateSQLCompilerTests.compile("name LIKE '*ab'").sql == "NIMBUS_TEXT(t0.\"ZNAME\", ?, 12)")
+        #expect(try PredicateSQLCompilerTests.compile("name LIKE '*a?b*'").sql == "NIMBUS_TEXT(t0.\"ZNAME\", ?, 20)")
         // Without options the plain SQL stays (an index can serve a prefix range).
         #expect(try PredicateSQLCompilerTests.compile("name CONTAINS 'a'").sql == "(instr(t0.\"ZNAME\", ?) > 0)")
         #expect(try PredicateSQLCompilerTests.compile("name == 'a'").sql == "(t0.\"ZNAME\" IS ?)")
@@ -42,7 +49,8 @@ struct TextPredicateFastPathTests {
         "name ENDSWITH[c] %@", "name ENDSWITH[cd] %@", "name ==[c] %@", "name !=[cd] %@", "NOT name ==[cd] %@", "name LIKE[c] %@",
         "name LIKE %@", "name LIKE[cd] %@",
     ]
-    static let needles = ["ech", "ÉCH", "TECH", "tech", "échec", "SS", "ß", "ECHO", "*ech*", "?ech*", "a\\*b", "a\\\\b", "x?y", "", "*", "i̇"]
+    static let needles = ["ech", "ÉCH", "TECH", "tech", "échec", "SS", "ß", "ECHO", "*ech*", "?ech*", "a\\*b", "a\\\\b", "x?y", "", "*", "i̇",
+                          "*ECH", "Tech*", "**", "*a\\*", "*é*", "*"]
 
     @Test("SQL selects exactly what the in-memory evaluator accepts, for every operator, option, needle and text")
     func sameAnswers() throws {

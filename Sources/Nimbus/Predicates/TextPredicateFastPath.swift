@@ -12,6 +12,10 @@ extension PredicateSQLCompiler {
         guard bits != 0 || operation == .like, case let .constant(.string(raw)) = needle,
               case let .scalar(scalar) = text, scalar.kind == .string else { return nil }
         let folded = PredicateSemantics.fold(raw, options)
+        if operation == .like, let (simpler, literal) = Self.simpleLike(folded) {
+            // `*x*`, `x*`, `*x`: the same answer as a substring, prefix or suffix test.
+            return "\(TextFunctions.name)(" + scalar.sql + ", " + bind(literal.databaseValue) + ", \(TextFunctions.code(simpler, foldBits: bits)))"
+        }
         // An empty needle matches nothing (but an empty LIKE pattern or `==` matches "").
         if folded.isEmpty, operation != .like, operation != .equal { return SQL("0") }
         return "\(TextFunctions.name)(" + scalar.sql + ", " + bind(folded.databaseValue) + ", \(TextFunctions.code(operation, foldBits: bits)))"
@@ -28,6 +32,18 @@ extension PredicateSQLCompiler {
         }
         guard let call else { return nil }
         return negated ? "IFNULL(NOT " + call + ", 1)" : "IFNULL(" + call + ", 0)"
+    }
+}
+
+extension PredicateSQLCompiler {
+    /// A `LIKE` pattern that is a non-empty literal with a `*` at one or both ends (no `?`,
+    /// no `\\`, no other `*`), as the test it amounts to and the literal.
+    static func simpleLike(_ pattern: String) -> (TextFunctions.Operation, String)? {
+        let leading = pattern.hasPrefix("*"), trailing = pattern.hasSuffix("*") && pattern.count > 1
+        guard leading || trailing else { return nil }
+        let literal = String(pattern.dropFirst(leading ? 1 : 0).dropLast(trailing ? 1 : 0))
+        guard !literal.isEmpty, !literal.contains(where: { $0 == "*" || $0 == "?" || $0 == "\\" }) else { return nil }
+        return (leading && trailing ? .contains : leading ? .endsWith : .beginsWith, literal)
     }
 }
 
