@@ -7,6 +7,8 @@ import QueryScenarios
 // (ContinuousClock); prints one Markdown table per scenario with the ratio to the fastest.
 //
 //     swift run -c release NimbusQueryBenchmarkReport [--runs N] [--only indexedFetch|groupByCount|batchUpdate|batchDelete|historyOnSave|historyRead
+//         |graphPrefetch|graphFaults|graphManyPrefetch|graphManyFaults|graphRepeat|textContains|textContainsAccented|textBeginsWith
+//         |textEquals|textLike|singleSaves|growth50k|growth1M
 //         |boundingBox10k|boundingBox100k|boundingBox1000k|searchFTS|searchContains|searchIndexing] [--divide 10]
 
 var runsOverride: Int?

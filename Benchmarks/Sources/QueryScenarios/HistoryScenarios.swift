@@ -167,4 +167,5 @@ extension QueryScenario {
     /// Every scenario, in report order.
     nonisolated(unsafe) public static let all: [QueryScenario] = [indexedFetch, groupByCount, batchUpdate, batchDelete, historyOnSave, historyRead]
         + boundingBoxes + [searchFTS, searchContains, searchIndexing]
+        + graph + text + [singleSaves] + growth
 }

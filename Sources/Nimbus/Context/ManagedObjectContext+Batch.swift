@@ -11,12 +11,13 @@ extension ManagedObjectContext {
         checkQueue()
         let entity = try entity(named: request.entityName)
         guard !entity.isAbstract else { throw NimbusError(.invalidArgument, "entity \(entity.name) is abstract") }
-        var rows: [[PropertyValue]] = []
+        // Defaults once; each row starts from a copy.
+        let defaults = entity.properties.map { property -> PropertyValue in
+            if let attribute = property.attribute { return attribute.defaultValue ?? .null }
+            return .null
+        }
         func convert(_ dictionary: [String: Any]) throws -> [PropertyValue] {
-            var values = entity.properties.map { property -> PropertyValue in
-                if let attribute = property.attribute { return attribute.defaultValue ?? .null }
-                return .null
-            }
+            var values = defaults
             for (key, value) in dictionary {
                 guard let index = entity.propertyIndexes[key] else {
                     throw NimbusError(.unknownProperty, "\(entity.name) has no property \(key)")
@@ -28,18 +29,22 @@ extension ManagedObjectContext {
             }
             return values
         }
-        if let handler = request.dictionaryHandler {
-            while true {
-                var dictionary: [String: Any] = [:]
-                if handler(&dictionary) { break }
-                rows.append(try convert(dictionary))
-            }
-        }
-        rows += try request.objects.map(convert)
+        // Rows are made one at a time while they are written (a handler's rows are never all
+        // in memory); a bad value throws and the transaction writes nothing.
+        var handlerDone = request.dictionaryHandler == nil
+        var objects = request.objects.makeIterator()
         let store = try persistentStoreCoordinator.defaultStore(for: entity)
-        let ids = try store.database.batchInsert(entity: entity, rows: rows, author: transactionAuthor, contextName: name,
-                                                 history: store.storeDescription.persistentHistoryTracking)
-        return BatchResult(status: true, count: ids.count, objectIDs: request.resultType == .objectIDs ? ids : [])
+        let result = try store.database.batchInsert(entity: entity, author: transactionAuthor, contextName: name,
+                                                    history: store.storeDescription.persistentHistoryTracking,
+                                                    keepsIDs: request.resultType == .objectIDs) { () throws -> [PropertyValue]? in
+            if !handlerDone, let handler = request.dictionaryHandler {
+                var dictionary: [String: Any] = [:]
+                if !handler(&dictionary) { return try convert(dictionary) }
+                handlerDone = true
+            }
+            return try objects.next().map(convert)
+        }
+        return BatchResult(status: true, count: result.count, objectIDs: request.resultType == .objectIDs ? result.ids : [])
     }
 
     /// Runs a batch update in one transaction, without loading objects.

@@ -160,6 +160,7 @@ extension ManagedObjectContext {
         if !request.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
         }
+        if !entity.toManyIndexes.isEmpty { toManyFaultBatcher.remember(objects, fetchBatchSize: request.fetchBatchSize) }
         return objects
     }
 
@@ -231,33 +232,6 @@ extension ManagedObjectContext {
         typed.includesPendingChanges = objectRequest.includesPendingChanges
         objectRequest.resultType = .managedObject
         return try fetchObjects(typed, entity: entity).map(\.objectID)
-    }
-
-    // MARK: Prefetching
-
-    /// Loads the destinations of relationship key paths for many objects in a few queries.
-    func prefetch(_ keyPaths: [String], for objects: [ManagedObject]) throws {
-        for keyPath in keyPaths {
-            var current = objects
-            for name in keyPath.split(separator: ".").map(String.init) {
-                var next: [ManagedObjectID] = []
-                for object in current {
-                    try object.fireFault()
-                    guard let index = object.entity.propertyIndexes[name], let relationship = object.entity.properties[index].relationship else {
-                        throw NimbusError(.unknownProperty, "\(object.entity.name) has no relationship \(name) (prefetch key path \(keyPath))")
-                    }
-                    if relationship.isToMany {
-                        try object.loadToManyIfNeeded(index)
-                        if case let .objects(ids) = object.values![index] { next += ids }
-                    } else if case let .object(id) = object.values![index] {
-                        next.append(id)
-                    }
-                }
-                let faults = Array(Set(next)).filter { registry[$0]?.isFault ?? true }
-                try loadSnapshots(for: faults)
-                current = Array(Set(next)).map { object(with: $0) }
-            }
-        }
     }
 
     /// Reads many rows in a few queries and gives them to their (fault) objects.

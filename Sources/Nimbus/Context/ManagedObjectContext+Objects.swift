@@ -54,7 +54,7 @@ extension ManagedObjectContext {
     /// The object's row is not read until a property is accessed.
     public func object(with requestedID: ManagedObjectID) -> ManagedObject {
         checkQueue()
-        let objectID = permanentIDsForTemporary[requestedID] ?? requestedID
+        let objectID = permanentIDsForTemporary.isEmpty ? requestedID : permanentIDsForTemporary[requestedID] ?? requestedID
         return registry.object(for: objectID) {
             objectID.entity.managedObjectClass.init(materializing: .init(id: objectID, context: reference, snapshot: nil, asFault: true))
         }.object

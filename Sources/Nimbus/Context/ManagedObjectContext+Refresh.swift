@@ -38,6 +38,7 @@ extension ManagedObjectContext {
             object.managedObjectContext = nil
         }
         registry.removeAll()
+        toManyFaultBatcher.forget()
         assignedStores.removeAll()
         permanentIDsForTemporary.removeAll()
         advanceQueryGeneration()

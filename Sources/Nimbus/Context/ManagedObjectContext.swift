@@ -109,6 +109,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var pendingTransactionWork: (store: PersistentStore, hook: TransactionWorkHook)?
     /// Permanent IDs of objects this context saved while they had temporary ones.
     @exclusivity(unchecked) var permanentIDsForTemporary: [ManagedObjectID: ManagedObjectID] = [:]
+    /// The last fetch's objects, for to-many faults fired in batches.
+    let toManyFaultBatcher = ToManyFaultBatcher()
 
     /// Creates a context on a coordinator.
     public convenience init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator) {

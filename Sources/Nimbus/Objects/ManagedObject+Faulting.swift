@@ -74,6 +74,7 @@ extension ManagedObject {
         values = snapshot.values
         loadedToMany = []
         committedToMany = [:]
+        toManyValues = ToManyValueCache()
         if awakening { awakeFromFetch() }
     }
 
@@ -113,6 +114,11 @@ extension ManagedObject {
     func loadToManyIfNeeded(_ index: Int) throws {
         try fireFault()
         guard !loadedToMany.contains(index) else { return }
+        if let context = managedObjectContext, context.parent == nil, !objectID.isTemporaryID {
+            // With the relationships of the objects fetched after this one, when the app walks them.
+            try context.fireToManyFault(of: self, at: index)
+            if loadedToMany.contains(index) { return }
+        }
         let ids = try loadToMany(index)
         committedToMany[index] = ids
         values![index] = .objects(ids)
@@ -125,6 +131,7 @@ extension ManagedObject {
         committed = nil
         committedToMany = [:]
         loadedToMany = []
+        toManyValues = ToManyValueCache()
         flags.isChanged = false
     }
 }

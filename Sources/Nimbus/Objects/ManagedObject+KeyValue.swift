@@ -48,8 +48,7 @@ extension ManagedObject {
             guard let context = managedObjectContext else { return nil }
             try loadToManyIfNeeded(index)
             guard case let .objects(ids) = values![index] else { return nil }
-            let objects = ids.map { context.object(with: $0) }
-            return isOrdered ? objects as Any : Set(objects) as Any
+            return toManyValue(ids, at: index, ordered: isOrdered, context: context)
         case .toOne:
             guard let context = managedObjectContext else { return nil }
             if values == nil { try fireFault() }

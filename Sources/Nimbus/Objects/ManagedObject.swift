@@ -48,11 +48,19 @@ open class ManagedObject {
     var committedToMany: [Int: [ManagedObjectID]] {
         get { extras?.committedToMany ?? [:] }
         set { if extras != nil || !newValue.isEmpty { madeExtras.committedToMany = newValue } }
+        _modify { yield &madeExtras.committedToMany }
     }
     /// Which to-many relationships are loaded into ``values``.
     var loadedToMany: Set<Int> {
         get { extras?.loadedToMany ?? [] }
         set { if extras != nil || !newValue.isEmpty { madeExtras.loadedToMany = newValue } }
+        _modify { yield &madeExtras.loadedToMany }
+    }
+    /// Values last given for to-many relationships (``ToManyValueCache``).
+    var toManyValues: ToManyValueCache {
+        get { extras?.toManyValues ?? ToManyValueCache() }
+        set { if extras != nil || !newValue.isEmpty { madeExtras.toManyValues = newValue } }
+        _modify { yield &madeExtras.toManyValues }
     }
     /// For faults from a fetch with a batch size: the group and this object's position.
     var batch: (group: BatchFaultGroup, position: Int)? {
@@ -139,5 +147,6 @@ extension ManagedObject: CustomStringConvertible {
 final class ObjectExtras {
     var committedToMany: [Int: [ManagedObjectID]] = [:]
     var loadedToMany: Set<Int> = []
+    var toManyValues = ToManyValueCache()
     var batch: (group: BatchFaultGroup, position: Int)?
 }

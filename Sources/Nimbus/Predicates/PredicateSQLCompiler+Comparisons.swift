@@ -125,6 +125,7 @@ extension PredicateSQLCompiler {
                            _ options: QueryPredicate.Comparison.Options, _ context: String) throws -> SQL {
         if case .constant(.null) = right { return try scalar(left, context).sql + (negated ? " IS NOT NULL" : " IS NULL") }
         if case .constant(.null) = left { return try scalar(right, context).sql + (negated ? " IS NOT NULL" : " IS NULL") }
+        if let fast = textEqualityFastPath(left, right, negated: negated, options) { return fast }
         var (l, r) = (left, right)
         try foldPair(&l, &r, options)
         let (a, b) = try coercedPair(&l, &r, context)
@@ -188,6 +189,7 @@ extension PredicateSQLCompiler {
                                   _ options: QueryPredicate.Comparison.Options, _ context: String) throws -> SQL {
         if case .constant(.null) = left { return SQL("0") }
         if case .constant(.null) = right { return SQL("0") }
+        if let operation = TextFunctions.Operation(op), let fast = textFastPath(operation, left, right, options) { return fast }
         var (l, r) = (left, right)
         let foldOptions = op == .matches ? options.intersection(.diacriticInsensitive) : options
         try foldPair(&l, &r, foldOptions)

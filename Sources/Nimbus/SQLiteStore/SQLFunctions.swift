@@ -7,6 +7,7 @@ enum SQLFunctions {
     static func register(on db: Database) throws {
         for function in all { db.add(function: function) }
         for collation in collations { db.add(collation: collation) }
+        try TextFunctions.register(on: db)
     }
 
     static let fold = "NIMBUS_FOLD"

@@ -2,17 +2,21 @@ import Foundation
 import GRDB
 
 extension SQLiteDatabase {
-    /// Inserts rows in one transaction; returns their IDs.
-    func batchInsert(entity: EntityDescription, rows: [[PropertyValue]], author: String?, contextName: String?, history: Bool) throws -> [ManagedObjectID] {
+    /// Inserts the rows `next` gives until it gives nil, in one transaction, holding nothing
+    /// but the current row (and the new IDs when `keepsIDs` or history needs them). Keys are
+    /// taken one after another from `Z_PRIMARYKEY` (the write lock keeps them ours) and
+    /// recorded there once, at the end. An error thrown by `next` rolls everything back.
+    func batchInsert(entity: EntityDescription, author: String?, contextName: String?, history: Bool, keepsIDs: Bool,
+                     next: () throws -> [PropertyValue]?) throws -> (count: Int, ids: [ManagedObjectID]) {
         try write { db in
-            guard !rows.isEmpty else { return [] }
-            let last = try HistoryStore.reserve(entity.rootEntityNumber, count: rows.count, db)
-            var key = last - Int64(rows.count) + 1
+            let root = entity.rootEntityNumber
+            let first = try HistoryStore.reserve(root, count: 0, db) + 1
+            var key = first
             let plan = insertPlans[entity.entityNumber - 1]
             let statement = try db.cachedStatement(sql: plan.sql)
             var ids: [ManagedObjectID] = []
-            ids.reserveCapacity(rows.count)
-            for values in rows {
+            let keeps = keepsIDs || history
+            while let values = try next() {
                 // Bound through SQLite's C API with checked results, as a save's inserts are
                 // (GRDB's binding traps on values of 2 GiB).
                 statement.setUncheckedArguments(StatementArguments())
@@ -30,11 +34,14 @@ extension SQLiteDatabase {
                     }
                 }
                 try statement.execute()
-                ids.append(ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: key))
+                if keeps { ids.append(ManagedObjectID(entity: entity, storeKey: storeKey, primaryKey: key)) }
                 key += 1
             }
+            let count = Int(key - first)
+            guard count > 0 else { return (0, []) }
+            _ = try HistoryStore.reserve(root, count: count, db)
             if history { try HistoryStore.record(ids.map { .init(type: .insert, id: $0) }, author: author, contextName: contextName, db) }
-            return ids
+            return (count, ids)
         }
     }
 

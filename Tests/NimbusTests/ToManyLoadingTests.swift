@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+@testable import Nimbus
+import NimbusTesting
+
+/// Bulk loading of to-many relationships: prefetching, faults fired in batches, kept values.
+@Suite("To-many loading")
+struct ToManyLoadingTests {
+    /// 30 authors with 3 posts each; every post has 2 of 5 tags and 2 ordered attachments
+    /// (an image and a file, in alternating order).
+    private func seed(_ stack: TestStack) throws {
+        let context = stack.newContext()
+        try context.performAndWait { () throws in
+            let tags = try (0..<5).map { try context.insert("Tag", ["name": "t\($0)"]) }
+            for a in 0..<30 {
+                let author = try context.insert("Person", ["name": "a\(a)"])
+                for p in 0..<3 {
+                    let post = try context.insert("Post", ["title": "a\(a)p\(p)", "author": author])
+                    post.setValue(Set([tags[(a + p) % 5], tags[(a + p + 2) % 5]]), forKey: "tags")
+                    let image = try context.insert("ImageAttachment", ["fileName": "i\(a)-\(p)"])
+                    let file = try context.insert("FileAttachment", ["fileName": "f\(a)-\(p)", "size": p])
+                    post.setValue(p % 2 == 0 ? [image, file] : [file, image], forKey: "attachments")
+                }
+            }
+            try context.save()
+        }
+    }
+
+    /// What each author's posts, tags and attachments are, read object by object (one
+    /// statement per relationship, in a nested context that reads through its parent).
+    private func expectedGraph(_ stack: TestStack) throws -> [String: [String]] {
+        let parent = try stack.reopenedContext()
+        let nested = ManagedObjectContext(concurrencyType: .privateQueue, parent: parent)
+        return try nested.performAndWait { () throws in try Self.graph(nested) }
+    }
+
+    private static func graph(_ context: ManagedObjectContext) throws -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for author in try context.all("Person", sortedBy: "name") {
+            let posts = try #require(author.value(forKey: "posts") as? Set<ManagedObject>)
+            for post in posts {
+                let title = try #require(post.value(forKey: "title") as? String)
+                let tags = try #require(post.value(forKey: "tags") as? Set<ManagedObject>).compactMap { $0.value(forKey: "name") as? String }.sorted()
+                let attachments = try #require(post.value(forKey: "attachments") as? [ManagedObject]).compactMap { $0.value(forKey: "fileName") as? String }
+                result[title] = [author.value(forKey: "name") as! String] + tags + attachments
+            }
+        }
+        return result
+    }
+
+    @Test("prefetching reads each level of a key path with one statement")
+    func prefetchOneStatementPerLevel() throws {
+        let stack = try TestStack(recordSQL: true)
+        try seed(stack)
+        let expected = try expectedGraph(stack)
+        let (context, store) = try stack.reopenedContextRecording()
+        try context.performAndWait { () throws in
+            var request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.relationshipKeyPathsForPrefetching = ["posts.tags", "posts.attachments"]
+            let authors = try context.fetch(request)
+            // People, their posts, the posts' tags, the posts' attachments: four statements.
+            #expect(entitySelects(store).count == 4, "\(entitySelects(store))")
+            #expect(authors.count == 30)
+            let graph = try Self.graph(context)
+            #expect(entitySelects(store).count == 5, "only the sorted fetch of people in graph(); \(entitySelects(store))")
+            #expect(graph == expected)
+        }
+    }
+
+    @Test("walking fetched objects fires their to-many faults in a few batches, with the same members")
+    func batchedFaults() throws {
+        let stack = try TestStack(recordSQL: true)
+        try seed(stack)
+        let expected = try expectedGraph(stack)
+        let (context, store) = try stack.reopenedContextRecording()
+        try context.performAndWait { () throws in
+            let posts = try context.all("Post", sortedBy: "title")
+            var tags: [String: [String]] = [:]
+            for post in posts {
+                let names = (post.value(forKey: "tags") as! Set<ManagedObject>).map { $0.value(forKey: "name") as! String }
+                tags[post.value(forKey: "title") as! String] = names.sorted()
+            }
+            // The fetch, then batches of 1, 16, 64 and 9 posts (the tags' rows come with them).
+            #expect(entitySelects(store).count == 5, "\(entitySelects(store))")
+            for (title, names) in tags { #expect(Array(expected[title]![1...2]) == names, "\(title)") }
+        }
+    }
+
+    @Test("touching one fetched object's to-many reads only its own")
+    func singleTouch() throws {
+        let stack = try TestStack(recordSQL: true)
+        try seed(stack)
+        let (context, store) = try stack.reopenedContextRecording()
+        try context.performAndWait { () throws in
+            let posts = try context.all("Post", sortedBy: "title")
+            _ = posts[40].value(forKey: "tags")
+            _ = posts[7].value(forKey: "tags")
+            #expect(entitySelects(store).count == 3)
+            #expect(posts.filter { $0.loadedToMany.contains($0.entity.propertyIndexes["tags"]!) }.count == 2)
+        }
+    }
+
+    @Test("a to-many value is built once while its members are unchanged, and follows changes")
+    func keptValue() throws {
+        let stack = try TestStack()
+        try seed(stack)
+        let context = try stack.reopenedContext()
+        try context.performAndWait { () throws in
+            let post = try #require(try context.all("Post", sortedBy: "title").first)
+            let first = try #require(post.value(forKey: "tags") as? Set<ManagedObject>)
+            let again = try #require(post.value(forKey: "tags") as? Set<ManagedObject>)
+            #expect(first == again)
+            let index = post.entity.propertyIndexes["tags"]!
+            guard case let .objects(ids) = post.values![index] else { Issue.record("tags not loaded"); return }
+            #expect(post.toManyValues.value(at: index, for: ids) != nil)
+            // A different array with the same members is not taken for the kept one's.
+            #expect(post.toManyValues.value(at: index, for: Array(ids.reversed()).reversed()) == nil)
+            let extra = try context.insert("Tag", ["name": "new"])
+            try post.addObjects([extra], toRelationship: "tags")
+            let changed = try #require(post.value(forKey: "tags") as? Set<ManagedObject>)
+            #expect(changed == first.union([extra]))
+            try post.removeObjects([extra], fromRelationship: "tags")
+            #expect(post.value(forKey: "tags") as? Set<ManagedObject> == first)
+            context.refresh(post, mergeChanges: false)
+            #expect(post.toManyValues.isEmpty)
+            #expect(post.value(forKey: "tags") as? Set<ManagedObject> == first)
+        }
+    }
+
+    @Test("a prefetch key path naming no relationship is an unknownProperty error")
+    func badKeyPath() throws {
+        let stack = try TestStack()
+        try seed(stack)
+        let context = try stack.reopenedContext()
+        try context.performAndWait { () throws in
+            var request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.relationshipKeyPathsForPrefetching = ["posts.nothing"]
+            #expect(throws: NimbusError.self) { try context.fetch(request) }
+            do { _ = try context.fetch(request) } catch let error as NimbusError { #expect(error.code == .unknownProperty) }
+        }
+    }
+}
