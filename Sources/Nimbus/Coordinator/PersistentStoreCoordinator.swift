@@ -41,6 +41,10 @@ public final class PersistentStoreCoordinator: Sendable {
     ///   as it was.
     @discardableResult
     public func addPersistentStore(with givenDescription: PersistentStoreDescription) throws -> PersistentStore {
+        try addPersistentStore(with: givenDescription, posting: true)
+    }
+
+    func addPersistentStore(with givenDescription: PersistentStoreDescription, posting: Bool) throws -> PersistentStore {
         let description = try givenDescription.applyingOptions()
         if let url = description.url, description.type == .sqlite, persistentStore(for: url) != nil {
             throw NimbusError(.storeAlreadyAdded, "a store at \(url.path) is already added")
@@ -63,6 +67,7 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             state.stores.append(store)
         }
+        if posting { postStoresDidChange(added: [store], removed: []) }
         return store
     }
 
@@ -79,6 +84,15 @@ public final class PersistentStoreCoordinator: Sendable {
     ///
     /// - Throws: ``NimbusError/Code-swift.struct/storeNotFound`` when it is not added.
     public func removePersistentStore(_ store: PersistentStore) throws {
+        try removePersistentStore(store, posting: true)
+    }
+
+    func removePersistentStore(_ store: PersistentStore, posting: Bool) throws {
+        guard persistentStores.contains(where: { $0 === store }) else {
+            throw NimbusError(.storeNotFound, "the store \(store.identifier) is not in this coordinator")
+        }
+        if posting { postStoresWillChange([store]) }
+        defer { if posting { postStoresDidChange(added: [], removed: [store]) } }
         try state.withLock { state in
             guard let index = state.stores.firstIndex(where: { $0 === store }) else {
                 throw NimbusError(.storeNotFound, "the store \(store.identifier) is not in this coordinator")

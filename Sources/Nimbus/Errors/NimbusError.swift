@@ -21,7 +21,7 @@ public struct NimbusError: Error, Sendable, CustomStringConvertible {
             case storeNotFound, storeAlreadyAdded, readOnlyStore, objectNotFound
             case invalidObjectID, wrongContext, invalidArgument, sqliteError, io, unsupported
             case mergeConflict, inaccessibleFault, invalidToken, historyPurgeRefused
-            case noStores, invalidSearchQuery
+            case noStores, invalidSearchQuery, constraintConflict
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -80,6 +80,10 @@ public struct NimbusError: Error, Sendable, CustomStringConvertible {
         /// ``NimbusError/column`` points at the problem.
         public static let invalidSearchQuery = Code(.invalidSearchQuery)
 
+        /// Objects would break a uniqueness constraint of their entity (under the
+        /// ``MergePolicy/error`` policy); see ``NimbusError/constraintConflicts``.
+        public static let constraintConflict = Code(.constraintConflict)
+
         public var description: String { base.rawValue }
     }
 
@@ -108,6 +112,12 @@ public struct NimbusError: Error, Sendable, CustomStringConvertible {
     /// For ``Code/invalidPredicate`` and ``Code/invalidSearchQuery``: the 1-based column of
     /// the offending text.
     public var column: Int?
+    /// For ``Code/mergeConflict``: each conflicting object with its old, new and store values.
+    public var mergeConflicts: [MergeConflict] = []
+    /// For ``Code/constraintConflict``: each broken uniqueness constraint and the objects involved.
+    public var constraintConflicts: [ConstraintConflict] = []
+    /// Objects whose rows changed (or vanished) under a save, found by the store.
+    var conflictingObjectIDs: [ManagedObjectID] = []
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {

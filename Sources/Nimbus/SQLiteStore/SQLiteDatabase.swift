@@ -17,6 +17,8 @@ final class SQLiteDatabase: @unchecked Sendable {
     /// R-trees the model declares that this file lacks (a read-only store written before
     /// they were declared); fetches do not route through them.
     private(set) var unavailableRTrees: Set<String> = []
+    /// The write transaction a ``SharedTransaction`` holds open on this store, if any.
+    let joined = JoinedTransaction()
 
     private init(writer: any DatabaseWriter, model: ManagedObjectModel, identifier: String, recorder: SQLRecorder?) {
         self.writer = writer
@@ -190,8 +192,12 @@ final class SQLiteDatabase: @unchecked Sendable {
         do { return try writer.unsafeReentrantRead(block) } catch let error as DatabaseError { throw NimbusError.from(error, path: nil) }
     }
 
-    /// Runs a write transaction, mapping SQLite errors to Nimbus errors.
+    /// Runs a write transaction, mapping SQLite errors to Nimbus errors. Inside a
+    /// ``SharedTransaction`` that holds this store, the block joins its transaction.
     func write<T>(_ block: (Database) throws -> T) throws -> T {
+        if let db = joined.current {
+            do { return try block(db) } catch let error as DatabaseError { throw NimbusError.from(error, path: nil) }
+        }
         do { return try writer.write(block) } catch let error as DatabaseError { throw NimbusError.from(error, path: nil) }
     }
 }
