@@ -64,10 +64,7 @@ struct ContextNotificationTests {
         let stack = try TestStack()
         let context = stack.newContext()
         let stream = context.changes(of: [.objectsDidChange])
-        context.perform {
-            _ = try? context.insert("Tag", ["name": "x"])
-            _ = try? context.insert("Tag", ["name": "y"])
-        }
+        Self.insertTwoTags(in: context)
         var iterator = stream.makeAsyncIterator()
         let change = try #require(await iterator.next())
         #expect(change.insertedObjectIDs.count == 2)
@@ -117,8 +114,7 @@ struct ContextNotificationTests {
         let changes = stack.coordinator.storeChanges()
         let log = NotificationLog([PersistentStoreCoordinator.storesWillChangeNotification, PersistentStoreCoordinator.storesDidChangeNotification],
                                   object: stack.coordinator)
-        let second = try stack.coordinator.addPersistentStore(with: PersistentStoreDescription(url: stack.folder.file("Second.sqlite")))
-        try stack.coordinator.removePersistentStore(second)
+        let second = try Self.addAndRemoveStore(stack)
         #expect(log.notes.map(\.name) == [PersistentStoreCoordinator.storesDidChangeNotification, PersistentStoreCoordinator.storesWillChangeNotification,
                                           PersistentStoreCoordinator.storesDidChangeNotification])
         #expect((log.notes[0].userInfo?[PersistentStoreCoordinator.addedStoresKey] as? [PersistentStore])?.first === second)
@@ -127,5 +123,19 @@ struct ContextNotificationTests {
         #expect(!added.isWillChange && added.added.first === second)
         let will = try #require(await iterator.next())
         #expect(will.isWillChange && will.removed.first === second)
+    }
+
+    /// Inserts two tags in one `perform` block (the non-async `perform`).
+    static func insertTwoTags(in context: ManagedObjectContext) {
+        context.perform {
+            _ = try? context.insert("Tag", ["name": "x"])
+            _ = try? context.insert("Tag", ["name": "y"])
+        }
+    }
+
+    static func addAndRemoveStore(_ stack: TestStack) throws -> PersistentStore {
+        let second = try stack.coordinator.addPersistentStore(with: PersistentStoreDescription(url: stack.folder.file("Second.sqlite")))
+        try stack.coordinator.removePersistentStore(second)
+        return second
     }
 }

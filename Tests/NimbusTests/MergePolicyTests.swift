@@ -181,17 +181,26 @@ struct MergePolicyTests {
         }
         let stack = try TestStack(model: model)
         let context = stack.newContext()
-        try context.performAndWait { () throws in
-            _ = try context.insert("Account", ["email": "a@b", "name": "stored"])
+        let storedID = try context.performAndWait { () throws in
+            let account = try context.insert("Account", ["email": "a@b", "name": "stored"])
             try context.save()
-            context.mergePolicy = .mergeByPropertyStoreTrump
-            let duplicate = try context.insert("Account", ["email": "a@b", "name": "new"])
-            try context.save()
+            return account.objectID
+        }
+        let other = stack.newContext()
+        try other.performAndWait { () throws in
+            other.mergePolicy = .mergeByPropertyStoreTrump
+            let duplicate = try other.insert("Account", ["email": "a@b", "name": "new"])
+            try other.save()
+            #expect(duplicate.objectID == storedID)
             #expect(duplicate.value(forKey: "name") as? String == "stored")
+        }
+        try context.performAndWait { () throws in
+            // The stored row's object is registered here: the new duplicate merges into it.
             context.mergePolicy = .mergeByPropertyObjectTrump
             let again = try context.insert("Account", ["email": "a@b", "name": "newest"])
             try context.save()
-            #expect(again === duplicate || again.managedObjectContext == nil)
+            #expect(again.managedObjectContext == nil)
+            #expect(try context.existingObject(with: storedID).value(forKey: "name") as? String == "newest")
         }
         let reader = try stack.reopenedContext()
         try reader.performAndWait { () throws in

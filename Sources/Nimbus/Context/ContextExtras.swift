@@ -26,18 +26,34 @@ struct ObjectState {
     let object: ManagedObject
     let inContext: Bool
     let objectID: ManagedObjectID
+    /// The values; nil when they were the committed ones (see ``init(of:in:capturingValues:)``).
     let values: [PropertyValue]?
     let flags: ManagedObject.Flags
     let loadedToMany: Set<Int>
     let committedToMany: [Int: [ManagedObjectID]]
 
-    init(of object: ManagedObject, in context: ManagedObjectContext) {
+    /// The object's state now. `capturingValues` false leaves ``values`` nil for an object
+    /// without unsaved changes: its values are its committed ones (no copy is made, so the
+    /// object's next edit does not copy its values array).
+    init(of object: ManagedObject, in context: ManagedObjectContext, capturingValues: Bool = true) {
         self.object = object
         inContext = object.managedObjectContext === context
         objectID = object.objectID
-        values = object.values
+        values = capturingValues ? object.values : nil
         flags = object.flags
         loadedToMany = object.loadedToMany
         committedToMany = object.committedToMany
+    }
+}
+
+extension ManagedObject {
+    /// The values the object had when it had no unsaved changes: its committed row, with the
+    /// committed members of loaded to-many relationships.
+    var committedBaseline: [PropertyValue]? {
+        guard var values = committed?.values else { return nil }
+        for index in entity.toManyIndexes {
+            values[index] = committedToMany[index].map { .objects($0) } ?? .null
+        }
+        return values
     }
 }

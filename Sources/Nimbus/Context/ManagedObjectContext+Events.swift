@@ -13,7 +13,10 @@ extension ManagedObjectContext {
         guard !extras.isApplyingUndo, !(object.flags.isInserted && object.insertionSequence > reference.eventInsertionMark) else { return }
         let key = ObjectIdentifier(object)
         guard extras.eventStates[key] == nil else { return }
-        extras.eventStates[key] = ObjectState(of: object, in: self)
+        // Undo needs every state; otherwise an object with no unsaved changes is described by
+        // its committed row, and its values are not copied.
+        let capturing = extras.undoManager != nil || object.flags.isChanged || object.flags.isDeleted || object.committed == nil
+        extras.eventStates[key] = ObjectState(of: object, in: self, capturingValues: capturing)
         extras.eventOrder.append(object)
     }
 
@@ -44,7 +47,8 @@ extension ManagedObjectContext {
             guard let before = extras.eventStates[ObjectIdentifier(object)] else { continue }
             if object.flags.isDeleted && !before.flags.isDeleted {
                 if !object.flags.isInserted || before.inContext { deleted.insert(object) }
-            } else if !object.flags.isDeleted && object.managedObjectContext === self && before.values != object.values {
+            } else if !object.flags.isDeleted && object.managedObjectContext === self
+                        && (before.values ?? object.committedBaseline) != object.values {
                 updated.insert(object)
             }
         }

@@ -3,17 +3,19 @@ extension ManagedObjectContext {
     func validateForSave() throws {
         var failures: [NimbusError.ValidationFailure] = []
         // Changed objects are never in the inserted set too (new objects count as inserted).
-        func collect(_ check: () throws -> Void) throws {
+        func collect(_ object: ManagedObject, _ check: () throws -> Void) throws {
             do { try check() } catch let error as NimbusError where error.code == .validationFailed {
-                failures += error.validationFailures
+                // An override may throw its own error without listing failures: it counts as one.
+                failures += error.validationFailures.isEmpty
+                    ? [.init(objectID: object.objectID, entityName: object.entity.name, property: "", reason: error.message)] : error.validationFailures
             }
         }
         for object in insertedSet where !object.flags.isDeleted && !object.flags.isDeletedInStore {
-            try collect(object.validateForInsert)
+            try collect(object, object.validateForInsert)
         }
         for object in changedSet where !object.flags.isDeleted && !object.flags.isDeletedInStore && !insertedSet.contains(object) {
             guard object.hasPersistentChangedValues else { continue }
-            try collect(object.validateForUpdate)
+            try collect(object, object.validateForUpdate)
         }
         guard failures.isEmpty else {
             failures.sort { ($0.objectID, $0.property) < ($1.objectID, $1.property) }

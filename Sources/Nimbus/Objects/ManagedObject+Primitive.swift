@@ -76,7 +76,7 @@ extension ManagedObject {
         guard let context = managedObjectContext, let values else { return [:] }
         let before: [PropertyValue]?
         if let state = context.extras.eventStates[ObjectIdentifier(self)] {
-            before = state.values
+            before = state.values ?? committedBaseline
         } else if flags.isInserted && insertionSequence > context.reference.eventInsertionMark {
             before = nil  // new in this event: every set property changed
         } else {
