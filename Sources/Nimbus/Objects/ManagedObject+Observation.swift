@@ -1,7 +1,7 @@
 import Foundation
 
 /// A registration made by ``ManagedObject/observeValue(forKey:_:)``; cancel it to stop.
-public final class ValueObservation {
+public final class PropertyObservation {
     private weak var object: ManagedObject?
     private let key: String
     private let id: UUID
@@ -29,11 +29,11 @@ extension ManagedObject {
     /// observation.cancel()
     /// ```
     @discardableResult
-    public func observeValue(forKey key: String, _ handler: @escaping (ManagedObject) -> Void) -> ValueObservation {
+    public func observeValue(forKey key: String, _ handler: @escaping (ManagedObject) -> Void) -> PropertyObservation {
         checkQueue()
         let id = UUID()
         valueObservers[key, default: [:]][id] = handler
-        return ValueObservation(object: self, key: key, id: id)
+        return PropertyObservation(object: self, key: key, id: id)
     }
 
     func notifyValueObservers(forKey key: String) {
