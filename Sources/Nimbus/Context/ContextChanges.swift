@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What one context notification reports, by object ID (so it can cross to any task):
 /// the payload of ``ManagedObjectContext/changes(of:)`` and of the `changes` entry of each
@@ -26,11 +27,31 @@ public struct ContextChanges: Sendable {
     /// Which notification this is.
     public var kind: Kind
     /// Objects inserted (for ``Kind/didSave``: their permanent IDs).
-    public var insertedObjectIDs: Set<ManagedObjectID> = []
+    public var insertedObjectIDs: Set<ManagedObjectID> {
+        get { inserted.set }
+        set { inserted = LazyIDSet(newValue) }
+    }
     /// Objects whose values changed.
-    public var updatedObjectIDs: Set<ManagedObjectID> = []
+    public var updatedObjectIDs: Set<ManagedObjectID> {
+        get { updated.set }
+        set { updated = LazyIDSet(newValue) }
+    }
     /// Objects deleted.
-    public var deletedObjectIDs: Set<ManagedObjectID> = []
+    public var deletedObjectIDs: Set<ManagedObjectID> {
+        get { deleted.set }
+        set { deleted = LazyIDSet(newValue) }
+    }
+    // Saves and events list their objects; the sets are built when someone reads them.
+    private var inserted = LazyIDSet([])
+    private var updated = LazyIDSet([])
+    private var deleted = LazyIDSet([])
+
+    /// Sets the IDs from lists of distinct IDs, hashed only when read.
+    mutating func setObjectIDs(inserted: [ManagedObjectID], updated: [ManagedObjectID], deleted: [ManagedObjectID]) {
+        self.inserted = LazyIDSet(inserted)
+        self.updated = LazyIDSet(updated)
+        self.deleted = LazyIDSet(deleted)
+    }
     /// Objects reloaded from the store (refreshed or merged).
     public var refreshedObjectIDs: Set<ManagedObjectID> = []
     /// Objects whose rows are gone (deleted elsewhere) and which the context let go of.
@@ -43,8 +64,35 @@ public struct ContextChanges: Sendable {
 
     /// Whether nothing is reported.
     public var isEmpty: Bool {
-        insertedObjectIDs.isEmpty && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty
             && refreshedObjectIDs.isEmpty && invalidatedObjectIDs.isEmpty && !invalidatedAllObjects
+    }
+}
+
+/// Distinct object IDs whose set is built on first use.
+private final class LazyIDSet: Sendable {
+    private let ids: [ManagedObjectID]
+    private let cached: Mutex<Set<ManagedObjectID>?>
+
+    init(_ ids: [ManagedObjectID]) {
+        self.ids = ids
+        cached = Mutex(ids.isEmpty ? [] : nil)
+    }
+
+    init(_ set: Set<ManagedObjectID>) {
+        ids = Array(set)
+        cached = Mutex(set)
+    }
+
+    var isEmpty: Bool { ids.isEmpty }
+
+    var set: Set<ManagedObjectID> {
+        cached.withLock { cached in
+            if let cached { return cached }
+            let set = Set(ids)
+            cached = set
+            return set
+        }
     }
 }
 
@@ -110,9 +158,7 @@ extension ManagedObjectContext {
 
     func postDidSave(inserted: [ManagedObject], updated: Set<ManagedObject>, deleted: Set<ManagedObject>) {
         var changes = ContextChanges(kind: .didSave)
-        changes.insertedObjectIDs = Set(inserted.map(\.objectID))
-        changes.updatedObjectIDs = Set(updated.map(\.objectID))
-        changes.deletedObjectIDs = Set(deleted.map(\.objectID))
+        changes.setObjectIDs(inserted: inserted.map(\.objectID), updated: updated.map(\.objectID), deleted: deleted.map(\.objectID))
         post(Self.didSaveObjectsNotification, changes, objects: [
             NotificationKey.insertedObjects: Set(inserted), NotificationKey.updatedObjects: updated, NotificationKey.deletedObjects: deleted,
         ])

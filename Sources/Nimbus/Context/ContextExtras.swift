@@ -6,7 +6,8 @@ import Synchronization
 /// ``changeContinuations`` which async consumers end from anywhere.
 final class ContextExtras {
     var mergePolicy: MergePolicy = .error
-    /// Objects touched in the current event, with their state before the first touch.
+    /// States before their first touch in the current event of objects that had unsaved
+    /// changes then (or of every touched object while an undo manager is set).
     var eventStates: [ObjectIdentifier: ObjectState] = [:]
     /// The order objects were first touched in the current event.
     var eventOrder: [ManagedObject] = []
@@ -26,20 +27,17 @@ struct ObjectState {
     let object: ManagedObject
     let inContext: Bool
     let objectID: ManagedObjectID
-    /// The values; nil when they were the committed ones (see ``init(of:in:capturingValues:)``).
     let values: [PropertyValue]?
-    let flags: ManagedObject.Flags
+    var flags: ManagedObject.Flags
     let loadedToMany: Set<Int>
     let committedToMany: [Int: [ManagedObjectID]]
 
-    /// The object's state now. `capturingValues` false leaves ``values`` nil for an object
-    /// without unsaved changes: its values are its committed ones (no copy is made, so the
-    /// object's next edit does not copy its values array).
-    init(of object: ManagedObject, in context: ManagedObjectContext, capturingValues: Bool = true) {
+    /// The object's state now.
+    init(of object: ManagedObject, in context: ManagedObjectContext) {
         self.object = object
         inContext = object.managedObjectContext === context
         objectID = object.objectID
-        values = capturingValues ? object.values : nil
+        values = object.values
         flags = object.flags
         loadedToMany = object.loadedToMany
         committedToMany = object.committedToMany

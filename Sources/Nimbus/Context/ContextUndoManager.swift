@@ -157,7 +157,7 @@ extension ManagedObjectContext {
                 object.objectID = state.objectID
                 register(object)
             }
-            object.values = state.values ?? object.committedBaseline
+            object.values = state.values
             object.flags = state.flags
             object.loadedToMany = state.loadedToMany
             object.committedToMany = state.committedToMany

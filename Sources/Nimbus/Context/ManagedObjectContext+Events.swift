@@ -10,14 +10,31 @@ extension ManagedObjectContext {
     /// Objects inserted in the event need none: undoing the event removes them.
     @inline(__always)
     func recordTouch(_ object: ManagedObject) {
-        guard !extras.isApplyingUndo, !(object.flags.isInserted && object.insertionSequence > reference.eventInsertionMark) else { return }
-        let key = ObjectIdentifier(object)
-        guard extras.eventStates[key] == nil else { return }
+        guard !object.flags.isTouchedInEvent, !extras.isApplyingUndo,
+              !(object.flags.isInserted && object.insertionSequence > reference.eventInsertionMark) else { return }
         // Undo needs every state; otherwise an object with no unsaved changes is described by
-        // its committed row, and its values are not copied.
-        let capturing = extras.undoManager != nil || object.flags.isChanged || object.flags.isDeleted || object.committed == nil
-        extras.eventStates[key] = ObjectState(of: object, in: self, capturingValues: capturing)
+        // its committed row (no state is kept, and its values are not copied).
+        if extras.undoManager != nil || object.flags.isChanged || object.flags.isDeleted || object.committed == nil {
+            extras.eventStates[ObjectIdentifier(object)] = ObjectState(of: object, in: self)
+        }
+        object.flags.isTouchedInEvent = true
         extras.eventOrder.append(object)
+    }
+
+    /// The state of an object before its first change in the current event, when it was
+    /// touched in it: the kept state, or (for an object that had no unsaved changes) one made
+    /// from its committed row.
+    func stateBeforeEvent(of object: ManagedObject) -> ObjectState? {
+        guard object.flags.isTouchedInEvent else { return nil }
+        if let state = extras.eventStates[ObjectIdentifier(object)] { return state }
+        return ObjectState(committedStateOf: object, in: self)
+    }
+
+    /// Clears the touched marks and the kept states: a new event begins.
+    func clearEventRecord() {
+        for object in extras.eventOrder { object.flags.isTouchedInEvent = false }
+        extras.eventStates.removeAll(keepingCapacity: true)
+        extras.eventOrder.removeAll(keepingCapacity: true)
     }
 
     /// Objects inserted in the current event (and still inserted).
@@ -32,7 +49,7 @@ extension ManagedObjectContext {
 
     /// Whether the current event changed anything.
     var eventHasChanges: Bool {
-        !extras.eventStates.isEmpty || insertionCounter != reference.eventInsertionMark
+        !extras.eventOrder.isEmpty || insertionCounter != reference.eventInsertionMark
             || !extras.eventRefreshed.isEmpty || !extras.eventInvalidated.isEmpty || extras.eventInvalidatedAll
     }
 
@@ -43,19 +60,22 @@ extension ManagedObjectContext {
         let inserted = objectsInsertedInEvent
         var updated: Set<ManagedObject> = []
         var deleted: Set<ManagedObject> = []
+        let hasStates = !extras.eventStates.isEmpty
         for object in extras.eventOrder {
-            guard let before = extras.eventStates[ObjectIdentifier(object)] else { continue }
+            guard let before = hasStates ? extras.eventStates[ObjectIdentifier(object)] : nil else {
+                // No unsaved changes before the event: any now are the event's.
+                if object.flags.isDeleted { deleted.insert(object) }
+                else if object.flags.isChanged && object.managedObjectContext === self { updated.insert(object) }
+                continue
+            }
             if object.flags.isDeleted && !before.flags.isDeleted {
                 if !object.flags.isInserted || before.inContext { deleted.insert(object) }
-            } else if !object.flags.isDeleted && object.managedObjectContext === self
-                        && (before.values ?? object.committedBaseline) != object.values {
+            } else if !object.flags.isDeleted && object.managedObjectContext === self && before.values != object.values {
                 updated.insert(object)
             }
         }
         var changes = ContextChanges(kind: .objectsDidChange)
-        changes.insertedObjectIDs = Set(inserted.map(\.objectID))
-        changes.updatedObjectIDs = Set(updated.map(\.objectID))
-        changes.deletedObjectIDs = Set(deleted.map(\.objectID))
+        changes.setObjectIDs(inserted: inserted.map(\.objectID), updated: updated.map(\.objectID), deleted: deleted.map(\.objectID))
         let refreshed = Set(extras.eventRefreshed)
         let invalidated = Set(extras.eventInvalidated)
         changes.refreshedObjectIDs = Set(refreshed.map(\.objectID))
@@ -63,15 +83,18 @@ extension ManagedObjectContext {
         changes.invalidatedAllObjects = extras.eventInvalidatedAll
 
         if let undoManager = extras.undoManager, !extras.isApplyingUndo {
-            var before = extras.eventOrder.compactMap { extras.eventStates[ObjectIdentifier($0)] }
+            var before = extras.eventOrder.compactMap { stateBeforeEvent(of: $0) }
             let touched = Set(extras.eventOrder.map(ObjectIdentifier.init))
             let fresh = inserted.filter { !touched.contains(ObjectIdentifier($0)) }
             before += fresh.map { ObjectState(detached: $0) }
-            let after = (extras.eventOrder + fresh).map { ObjectState(of: $0, in: self) }
+            let after = (extras.eventOrder + fresh).map { object in
+                var state = ObjectState(of: object, in: self)
+                state.flags.isTouchedInEvent = false
+                return state
+            }
             if !before.isEmpty { undoManager.record(UndoStep(before: before, after: after)) }
         }
-        extras.eventStates.removeAll(keepingCapacity: true)
-        extras.eventOrder.removeAll(keepingCapacity: true)
+        clearEventRecord()
         extras.eventRefreshed.removeAll()
         extras.eventInvalidated.removeAll()
         extras.eventInvalidatedAll = false
@@ -93,6 +116,21 @@ extension ObjectState {
         objectID = object.objectID
         values = object.values
         flags = ManagedObject.Flags()
+        loadedToMany = object.loadedToMany
+        committedToMany = object.committedToMany
+    }
+
+    /// The state of an object that had no unsaved changes: its committed row.
+    init(committedStateOf object: ManagedObject, in context: ManagedObjectContext) {
+        self.object = object
+        inContext = object.managedObjectContext === context
+        objectID = object.objectID
+        values = object.committedBaseline
+        var flags = object.flags
+        flags.isChanged = false
+        flags.isDeleted = false
+        flags.isTouchedInEvent = false
+        self.flags = flags
         loadedToMany = object.loadedToMany
         committedToMany = object.committedToMany
     }

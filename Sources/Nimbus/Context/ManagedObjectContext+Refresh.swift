@@ -33,8 +33,7 @@ extension ManagedObjectContext {
     public func reset() {
         checkQueue()
         rollback()
-        extras.eventStates.removeAll()
-        extras.eventOrder.removeAll()
+        clearEventRecord()
         extras.eventInvalidatedAll = true
         extras.undoManager?.removeAllActions()
         for object in registry.all {

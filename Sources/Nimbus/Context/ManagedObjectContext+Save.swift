@@ -141,8 +141,7 @@ extension ManagedObjectContext {
         for object in updated { object.didSave() }
         for object in deleted { object.didSave() }
         // A save ends the event; undo steps recorded before it no longer apply (decision 0034).
-        extras.eventStates.removeAll()
-        extras.eventOrder.removeAll()
+        clearEventRecord()
         reference.eventInsertionMark = insertionCounter
         extras.undoManager?.removeAllActions()
         postDidSave(inserted: inserted, updated: updated, deleted: deleted)

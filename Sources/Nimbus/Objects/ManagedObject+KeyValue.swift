@@ -174,7 +174,7 @@ extension ManagedObject {
     /// and its next save throws it).
     func setPrimitive(_ value: PropertyValue, at index: Int) {
         guard fireFaultIfNeeded(), values![index] != value else { return }
-        if let reference = contextReference, !(flags.isInserted && insertionSequence > reference.eventInsertionMark) {
+        if !flags.isTouchedInEvent, let reference = contextReference, !(flags.isInserted && insertionSequence > reference.eventInsertionMark) {
             reference.context?.recordTouch(self)
         }
         values![index] = value

@@ -75,8 +75,8 @@ extension ManagedObject {
         checkQueue()
         guard let context = managedObjectContext, let values else { return [:] }
         let before: [PropertyValue]?
-        if let state = context.extras.eventStates[ObjectIdentifier(self)] {
-            before = state.values ?? committedBaseline
+        if let state = context.stateBeforeEvent(of: self) {
+            before = state.values
         } else if flags.isInserted && insertionSequence > context.reference.eventInsertionMark {
             before = nil  // new in this event: every set property changed
         } else {

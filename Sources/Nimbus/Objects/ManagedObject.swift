@@ -77,6 +77,8 @@ open class ManagedObject {
         var isDeleted = false
         var isChanged = false
         var isDeletedInStore = false
+        /// Touched (changed, deleted) in the context's current event; cleared when it ends.
+        var isTouchedInEvent = false
     }
 
     /// Creates an object of an entity and inserts it into a context.
