@@ -79,6 +79,18 @@ case "main-context-off-main-thread":
         say("misusing")
         _ = try viewContext.count(for: FetchRequest<ManagedObject>(entityName: "Post"))
     }
+case "unknown-key-set", "unknown-key-read", "wrong-type-set":
+    // Bad input to key-value accessors: debug builds stop (Core Data raises).
+    let (context, post) = try seeded()
+    context.performAndWait {
+        say("misusing")
+        switch CommandLine.arguments[1] {
+        case "unknown-key-set": post.setValue("x", forKey: "titel")
+        case "unknown-key-read": _ = post.value(forKey: "titel")
+        default: post.setValue(42, forKey: "title")
+        }
+    }
+    say("not stopped")
 case "correct":
     let (context, post) = try seeded()
     let id = post.objectID

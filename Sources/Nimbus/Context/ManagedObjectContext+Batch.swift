@@ -59,7 +59,10 @@ extension ManagedObjectContext {
             throw NimbusError(.invalidArgument, "a batch update needs propertiesToUpdate")
         }
         var result = BatchResult()
-        for store in try persistentStoreCoordinator.stores(for: entity) {
+        let stores = try persistentStoreCoordinator.stores(for: entity)
+        // Over several stores, one transaction on each: all of them change or none.
+        try inOneTransaction(across: stores) {
+        for store in stores {
             var compiler = PredicateSQLCompiler(entity: entity, schema: managedObjectModel.schema)
             compiler.unavailableRTrees = store.database.unavailableRTrees
             var query = SelectQuery(entity: entity)
@@ -100,6 +103,7 @@ extension ManagedObjectContext {
             result.count += part.count
             result.objectIDs += part.objectIDs
         }
+        }
         persistentStoreCoordinator.rowCache.removeAll()
         return result
     }
@@ -115,7 +119,9 @@ extension ManagedObjectContext {
         switch request.target {
         case let .fetch(fetch):
             let entity = try entity(named: fetch.entityName)
-            for store in try persistentStoreCoordinator.stores(for: entity) {
+            let stores = try persistentStoreCoordinator.stores(for: entity)
+            try inOneTransaction(across: stores) {
+            for store in stores {
                 var typed = fetch
                 typed.sortDescriptors = []
                 typed.fetchLimit = 0
@@ -127,16 +133,23 @@ extension ManagedObjectContext {
                 result.count += part.count
                 result.objectIDs += part.objectIDs
             }
+            }
         case let .objectIDs(ids):
+            var groups: [(PersistentStore, [ManagedObjectID])] = []
             for (storeID, group) in Dictionary(grouping: ids.filter { !$0.isTemporaryID }, by: \.storeIdentifier) {
                 guard let store = persistentStoreCoordinator.persistentStore(identifier: storeID) else {
                     throw NimbusError(.invalidObjectID, "\(group[0]) belongs to no store of this coordinator")
                 }
+                groups.append((store, group))
+            }
+            try inOneTransaction(across: groups.map(\.0)) {
+            for (store, group) in groups {
                 let part = try store.database.batchDelete(.ids(group), wantIDs: request.resultType == .objectIDs,
                                                           author: transactionAuthor, contextName: name,
                                                           history: store.storeDescription.persistentHistoryTracking)
                 result.count += part.count
                 result.objectIDs += part.objectIDs
+            }
             }
         }
         persistentStoreCoordinator.rowCache.removeAll()
@@ -158,5 +171,12 @@ extension ManagedObjectContext {
                 context.mergeChanges(fromContextDidSave: changes)
             }
         }
+    }
+
+    /// Runs `work` in one write transaction on each store when there are several (all of
+    /// them commit or none), else as it is.
+    func inOneTransaction(across stores: [PersistentStore], _ work: () throws -> Void) throws {
+        guard stores.count > 1 else { return try work() }
+        try SharedTransaction.run(across: stores.sorted { $0.identifier < $1.identifier }.map(\.database), work)
     }
 }

@@ -8,10 +8,14 @@ extension ManagedObjectContext {
     ///   relationship; the context is left as it was before the deletes were processed.
     public func processPendingChanges() throws {
         checkQueue()
-        defer { notifyChangeObservers() }
+        defer {
+            endEvent()
+            notifyChangeObservers()
+        }
         var denied: [String] = []
         var processed: Set<ManagedObject> = []
         var pending = Array(deletedSet.filter { !processedDeletes.contains($0) })
+        for object in pending { object.prepareForDeletion() }
         // Check deny rules first, over the whole cascade, so nothing changes when denied.
         var cascade = Set(pending)
         var queue = pending
@@ -29,7 +33,10 @@ extension ManagedObjectContext {
                 case .cascade:
                     for id in destinations {
                         let destination = self.object(with: id)
-                        if cascade.insert(destination).inserted { queue.append(destination) }
+                        if cascade.insert(destination).inserted {
+                            if !destination.flags.isDeleted { destination.prepareForDeletion() }
+                            queue.append(destination)
+                        }
                     }
                 case .nullify, .noAction:
                     continue
@@ -41,6 +48,7 @@ extension ManagedObjectContext {
         }
         // Apply: mark the cascade deleted, then nullify inverses.
         for object in cascade where !object.flags.isDeleted {
+            recordTouch(object)
             object.flags.isDeleted = true
             deletedSet.insert(object)
         }

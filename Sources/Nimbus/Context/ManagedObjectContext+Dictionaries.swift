@@ -9,8 +9,10 @@ extension ManagedObjectContext {
         guard !properties.isEmpty else {
             throw NimbusError(.invalidArgument, "a dictionary fetch needs propertiesToFetch")
         }
+        let stores = try self.stores(for: entity, affectedBy: request.affectedStores)
+        if stores.count > 1 { return try fetchDictionaries(request, entity: entity, across: stores) }
         var results: [[String: Any]] = []
-        for store in try persistentStoreCoordinator.stores(for: entity) {
+        for store in stores {
             var compiler = PredicateSQLCompiler(entity: entity, schema: managedObjectModel.schema)
             compiler.unavailableRTrees = store.database.unavailableRTrees
             var query = SelectQuery(entity: entity)

@@ -55,10 +55,17 @@ extension ManagedObjectContext {
         if request.includesPendingChanges, !pendingObjects(of: entity, request).isEmpty {
             return try fetchMatchingIDs(request, entity: entity).count
         }
+        let stores = try self.stores(for: entity, affectedBy: request.affectedStores)
         var total = 0
-        for store in try persistentStoreCoordinator.stores(for: entity) {
-            let query = try selectQuery(request, entity: entity, sliced: true)
+        // Over several stores, limit and offset apply to the whole result, not to each store.
+        let sliced = stores.count == 1
+        for store in stores {
+            let query = try selectQuery(request, entity: entity, sliced: sliced)
             total += try read(store) { db in try store.database.count(query, db) }
+        }
+        if !sliced {
+            total = max(0, total - request.fetchOffset)
+            if request.fetchLimit > 0 { total = min(total, request.fetchLimit) }
         }
         return total
     }
@@ -109,7 +116,7 @@ extension ManagedObjectContext {
             let objects = ids.map { object(with: $0) }
             return pending.isEmpty ? objects : try mergePending(objects, pending: pending, request: request)
         }
-        let stores = try persistentStoreCoordinator.stores(for: entity)
+        let stores = try self.stores(for: entity, affectedBy: request.affectedStores)
         let merging = !pending.isEmpty || stores.count > 1
         var query = try selectQuery(request, entity: entity, sliced: !merging)
         if merging && request.fetchLimit > 0 {
@@ -217,7 +224,7 @@ extension ManagedObjectContext {
     private func fetchMatchingIDs<Result>(_ request: FetchRequest<Result>, entity: EntityDescription) throws -> [ManagedObjectID] {
         let pending = pendingObjects(of: entity, request)
         if parent != nil && pending.isEmpty { return try fetchIDsThroughParent(request, sliced: true) }
-        let stores = try persistentStoreCoordinator.stores(for: entity)
+        let stores = try self.stores(for: entity, affectedBy: request.affectedStores)
         if pending.isEmpty && stores.count == 1 && parent == nil {
             let query = try selectQuery(request, entity: entity, sliced: true)
             return try read(stores[0]) { db in try stores[0].database.fetchIDs(query, db) }
@@ -230,6 +237,7 @@ extension ManagedObjectContext {
         typed.fetchOffset = objectRequest.fetchOffset
         typed.includesSubentities = objectRequest.includesSubentities
         typed.includesPendingChanges = objectRequest.includesPendingChanges
+        typed.affectedStores = objectRequest.affectedStores
         objectRequest.resultType = .managedObject
         return try fetchObjects(typed, entity: entity).map(\.objectID)
     }

@@ -7,6 +7,7 @@ extension ManagedObjectContext {
         if object.managedObjectContext === self, object.flags.isInserted { return }
         if object.flags.isDeleted, object.managedObjectContext === self {
             // Re-inserting a deleted object un-deletes it.
+            recordTouch(object)
             object.flags.isDeleted = false
             deletedSet.remove(object)
             if object.objectID.isTemporaryID { object.flags.isInserted = true; insertedSet.insert(object) }
@@ -39,6 +40,7 @@ extension ManagedObjectContext {
     public func delete(_ object: ManagedObject) {
         checkQueue()
         guard object.managedObjectContext === self, !object.flags.isDeleted else { return }
+        recordTouch(object)
         if object.flags.isInserted {
             // A new object that is deleted simply disappears, after nullifying its relationships.
             object.flags.isDeleted = true

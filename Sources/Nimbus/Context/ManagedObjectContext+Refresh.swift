@@ -33,6 +33,9 @@ extension ManagedObjectContext {
     public func reset() {
         checkQueue()
         rollback()
+        clearEventRecord()
+        extras.eventInvalidatedAll = true
+        extras.undoManager?.removeAllActions()
         for object in registry.all {
             object.turnIntoFault()
             object.managedObjectContext = nil
@@ -51,6 +54,7 @@ extension ManagedObjectContext {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         checkQueue()
         guard object.managedObjectContext === self, !object.objectID.isTemporaryID else { return }
+        if !extras.isApplyingUndo { extras.eventRefreshed.append(object) }
         persistentStoreCoordinator.rowCache.remove([object.objectID])
         if mergeChanges, let values = object.values, object.hasPersistentChangedValues {
             let changed = object.changedPropertyIndexes()
@@ -89,10 +93,19 @@ extension ManagedObjectContext {
     /// inserted objects become available.
     public func mergeChanges(fromContextDidSave notification: SaveNotification) {
         checkQueue()
-        defer { notifyChangeObservers() }
+        defer {
+            var merged = ContextChanges(kind: .didMerge)
+            merged.insertedObjectIDs = notification.insertedObjectIDs
+            merged.updatedObjectIDs = notification.updatedObjectIDs
+            merged.deletedObjectIDs = notification.deletedObjectIDs
+            post(Self.didMergeChangesObjectIDsNotification, merged)
+            endEvent()
+            notifyChangeObservers()
+        }
         advanceQueryGeneration()
         for id in notification.updatedObjectIDs.union(notification.insertedObjectIDs) {
             guard let object = registry[id] else { continue }
+            extras.eventRefreshed.append(object)
             if let snapshot = notification.snapshots[id], !object.hasPersistentChangedValues {
                 object.fulfill(with: snapshot)
             } else {
@@ -102,6 +115,7 @@ extension ManagedObjectContext {
         }
         for id in notification.deletedObjectIDs {
             guard let object = registry[id] else { continue }
+            extras.eventInvalidated.append(object)
             // Unsaved edits of an object deleted elsewhere stay pending, so the next save
             // reports them as a merge conflict instead of dropping them.
             let edited = object.flags.isChanged && !object.flags.isDeleted && object.hasPersistentChangedValues

@@ -19,14 +19,32 @@ extension ManagedObjectContext {
         try processPendingChanges()
         try checkFaultFailures()
         guard hasChanges else { return }
+        postWillSave()
         for object in insertedSet { object.willSave() }
         for object in changedSet where !object.flags.isInserted { object.willSave() }
         for object in deletedSet where !object.flags.isInserted && !object.flags.isChanged { object.willSave() }
         try processPendingChanges()
         try checkFaultFailures()
-        try checkEditsOfDeletedRows()
+        try resolveEditsOfDeletedRows()
         try validateForSave()
+        try validateDeletes()
+        // A conflict rolls the attempt back; the merge policy resolves it and the save tries
+        // again (the error policy throws it instead).
+        var attempt = 1
+        while true {
+            do {
+                try writeChanges()
+                return
+            } catch let error as NimbusError where attempt < Self.saveAttempts {
+                guard try resolveConflicts(after: error) else { throw error }
+                attempt += 1
+            }
+        }
+    }
 
+    /// Writes the pending changes (into the parent, or to the stores in one transaction) and
+    /// settles the objects.
+    private func writeChanges() throws {
         let inserted = insertionOrder.compactMap { object, sequence in
             object.insertionSequence == sequence && !object.flags.isDeleted && insertedSet.contains(object) ? object : nil
         }
@@ -45,17 +63,26 @@ extension ManagedObjectContext {
         var newIDs: [(ManagedObject, ManagedObjectID)] = []
         var references: [ManagedObjectID: ManagedObjectID] = [:]
         var versions: [ManagedObjectID: Int64] = [:]
-        for var plan in plans.sorted(by: { $0.store.identifier < $1.store.identifier }) where !plan.request.isEmpty {
-            plan.request.resolvesReferences = resolvesReferences
-            var hooks = plan.store.saveHooks
-            if let work = pendingTransactionWork, work.store === plan.store { hooks.append(work.hook) }
-            let result = try plan.store.database.save(plan.request, hooks: hooks)
-            newIDs.reserveCapacity(newIDs.count + result.insertedIDs.count)
-            for (object, id) in zip(plan.insertedObjects, result.insertedIDs) where object.objectID.isTemporaryID {
-                newIDs.append((object, id))
+        let written = plans.filter { !$0.request.isEmpty }.sorted(by: { $0.store.identifier < $1.store.identifier })
+        func write() throws {
+            for var plan in written {
+                plan.request.resolvesReferences = resolvesReferences
+                var hooks = plan.store.saveHooks
+                if let work = pendingTransactionWork, work.store === plan.store { hooks.append(work.hook) }
+                let result = try plan.store.database.save(plan.request, hooks: hooks)
+                newIDs.reserveCapacity(newIDs.count + result.insertedIDs.count)
+                for (object, id) in zip(plan.insertedObjects, result.insertedIDs) where object.objectID.isTemporaryID {
+                    newIDs.append((object, id))
+                }
+                if references.isEmpty { references = result.permanentIDs } else { references.merge(result.permanentIDs) { a, _ in a } }
+                if versions.isEmpty { versions = result.versions } else { versions.merge(result.versions) { a, _ in a } }
             }
-            if references.isEmpty { references = result.permanentIDs } else { references.merge(result.permanentIDs) { a, _ in a } }
-            if versions.isEmpty { versions = result.versions } else { versions.merge(result.versions) { a, _ in a } }
+        }
+        // A save that touches several stores commits all of them or none.
+        if written.count > 1 {
+            try SharedTransaction.run(across: written.map(\.store.database), write)
+        } else {
+            try write()
         }
         didSave(inserted: inserted, updated: updated, deleted: deleted, newIDs: newIDs, references: references, versions: versions)
     }
@@ -112,6 +139,12 @@ extension ManagedObjectContext {
         processedDeletes.removeAll()
         for object in inserted { object.didSave() }
         for object in updated { object.didSave() }
+        for object in deleted { object.didSave() }
+        // A save ends the event; undo steps recorded before it no longer apply (decision 0034).
+        clearEventRecord()
+        reference.eventInsertionMark = insertionCounter
+        extras.undoManager?.removeAllActions()
+        postDidSave(inserted: inserted, updated: updated, deleted: deleted)
         registry.sweepIfWorthwhile()
         guard parent == nil else { return }
         persistentStoreCoordinator.rowCache.apply(saved: saved, deleted: deleted.map(\.objectID))

@@ -29,6 +29,11 @@ extension ManagedObjectContext {
         }
         func planIndex(for object: ManagedObject) throws -> Int {
             let store = try store(for: object)
+            guard store.holds(object.entity) else {
+                throw NimbusError(.invalidArgument, "cannot save \(object.objectID): the store \(store.url?.lastPathComponent ?? store.identifier) "
+                    + "(configuration \(store.configurationName ?? "Default")) does not hold entity \(object.entity.name); "
+                    + "assign the object to a store whose configuration lists it")
+            }
             if let index = planIndexes[ObjectIdentifier(store)] { return index }
             guard !store.isReadOnly else {
                 throw NimbusError(.readOnlyStore, "cannot save \(object.objectID): the store \(store.url?.path ?? store.identifier) is read-only")

@@ -3,11 +3,19 @@ extension ManagedObjectContext {
     func validateForSave() throws {
         var failures: [NimbusError.ValidationFailure] = []
         // Changed objects are never in the inserted set too (new objects count as inserted).
+        func collect(_ object: ManagedObject, _ check: () throws -> Void) throws {
+            do { try check() } catch let error as NimbusError where error.code == .validationFailed {
+                // An override may throw its own error without listing failures: it counts as one.
+                failures += error.validationFailures.isEmpty
+                    ? [.init(objectID: object.objectID, entityName: object.entity.name, property: "", reason: error.message)] : error.validationFailures
+            }
+        }
         for object in insertedSet where !object.flags.isDeleted && !object.flags.isDeletedInStore {
-            failures += try object.validationFailures()
+            try collect(object, object.validateForInsert)
         }
         for object in changedSet where !object.flags.isDeleted && !object.flags.isDeletedInStore && !insertedSet.contains(object) {
-            failures += try object.validationFailures()
+            guard object.hasPersistentChangedValues else { continue }
+            try collect(object, object.validateForUpdate)
         }
         guard failures.isEmpty else {
             failures.sort { ($0.objectID, $0.property) < ($1.objectID, $1.property) }
@@ -19,7 +27,47 @@ extension ManagedObjectContext {
     }
 }
 
+extension ManagedObjectContext {
+    /// Asks every deleted object whether it may be deleted; throws one error listing them all.
+    func validateDeletes() throws {
+        var failures: [NimbusError.ValidationFailure] = []
+        for object in deletedSet where !object.flags.isInserted {
+            do { try object.validateForDelete() } catch let error as NimbusError where error.code == .validationFailed {
+                failures += error.validationFailures.isEmpty
+                    ? [.init(objectID: object.objectID, entityName: object.entity.name, property: "", reason: error.message)] : error.validationFailures
+            }
+        }
+        guard failures.isEmpty else {
+            var error = NimbusError(.validationFailed, "\(failures.count) delete validation failure(s): "
+                + failures.map(\.description).joined(separator: "; "))
+            error.validationFailures = failures
+            throw error
+        }
+    }
+}
+
 extension ManagedObject {
+    /// Throws every failure of ``validationFailures()`` as one error.
+    func throwValidationFailures() throws {
+        let failures = try validationFailures()
+        guard !failures.isEmpty else { return }
+        var error = NimbusError(.validationFailed, failures.map(\.description).joined(separator: "; "))
+        error.validationFailures = failures
+        throw error
+    }
+
+    /// The model's rules for one value of a property.
+    func validateModelRules(_ value: Any?, forKey key: String) throws {
+        let index = try propertyIndex(key)
+        guard let attribute = entity.properties[index].attribute else { return }
+        let converted = try PropertyValue(value, for: attribute.type, transformerName: attribute.valueTransformerName)
+        if let reason = attribute.validationFailure(for: converted) {
+            var error = NimbusError(.validationFailed, "\(entity.name).\(key): \(reason)")
+            error.validationFailures = [.init(objectID: objectID, entityName: entity.name, property: key, reason: reason)]
+            throw error
+        }
+    }
+
     /// Every property of the object that fails its model's rules.
     func validationFailures() throws -> [NimbusError.ValidationFailure] {
         try fireFault()
@@ -28,8 +76,25 @@ extension ManagedObject {
         func fail(_ property: String, _ reason: String) {
             failures.append(.init(objectID: objectID, entityName: entity.name, property: property, reason: reason))
         }
+        let isSubclassed = type(of: self) != ManagedObject.self
+        if isSubclassed {
+            // Attributes without model rules may have rules of the subclass's own.
+            for index in entity.attributeIndexes where !entity.validatedIndexes.contains(index) {
+                guard let attribute = entity.properties[index].attribute, !attribute.isTransient else { continue }
+                var value = values[index].anyValue(for: attribute.type, transformerName: attribute.valueTransformerName)
+                do { try validateValue(&value, forKey: attribute.name) } catch let error as NimbusError where error.code == .validationFailed {
+                    fail(attribute.name, error.validationFailures.first?.reason ?? error.message)
+                }
+            }
+        }
         for index in entity.validatedIndexes {
             switch entity.properties[index] {
+            case let .attribute(attribute) where isSubclassed:
+                // Subclasses may refine validateValue(_:forKey:): ask it.
+                var value = values[index].anyValue(for: attribute.type, transformerName: attribute.valueTransformerName)
+                do { try validateValue(&value, forKey: attribute.name) } catch let error as NimbusError where error.code == .validationFailed {
+                    fail(attribute.name, error.validationFailures.first?.reason ?? error.message)
+                }
             case let .attribute(attribute):
                 if let reason = attribute.validationFailure(for: values[index]) { fail(attribute.name, reason) }
             case let .relationship(relationship) where relationship.isToMany:

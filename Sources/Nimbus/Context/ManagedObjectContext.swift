@@ -100,6 +100,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         for observer in changeObservers.withLock({ Array($0.values) }) { observer() }
     }
     var generation: QueryGeneration = .unpinned
+    /// Merge policy, event tracking, notifications and undo.
+    let extras = ContextExtras()
 
     /// The parent of a nested context: it reads through its parent and saves into it.
     public let parent: ManagedObjectContext?
@@ -166,7 +168,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// the context (see <doc:Concurrency>).
     public func perform(_ block: @escaping @Sendable () -> Void) {
         let reference = reference
-        queue.async { QueueConfinement.withActive(reference, block) }
+        queue.async {
+            QueueConfinement.withActive(reference) {
+                block()
+                // The block is one event, as a run-loop turn is for Core Data.
+                reference.context?.endEvent()
+            }
+        }
     }
 
     /// Runs a block on the context's queue and waits for it; reentrant.
@@ -250,6 +258,9 @@ final class ContextReference: @unchecked Sendable {
     /// interrupted (a child's block waiting on its parent), nil for the outermost. Written
     /// and read only by the thread that holds the context's queue.
     @exclusivity(unchecked) var enclosing: UnsafeMutableRawPointer?
+    /// The context's insertion counter when its current event began: objects inserted
+    /// since (a higher insertion sequence) need no undo record of their edits.
+    @exclusivity(unchecked) var eventInsertionMark: Int32 = 0
 
     init(isMainQueue: Bool) {
         self.isMainQueue = isMainQueue

@@ -41,6 +41,10 @@ public final class PersistentStoreCoordinator: Sendable {
     ///   as it was.
     @discardableResult
     public func addPersistentStore(with givenDescription: PersistentStoreDescription) throws -> PersistentStore {
+        try addPersistentStore(with: givenDescription, posting: true)
+    }
+
+    func addPersistentStore(with givenDescription: PersistentStoreDescription, posting: Bool) throws -> PersistentStore {
         let store = try openStore(with: givenDescription)
         do {
             try state.withLock { state in
@@ -53,6 +57,7 @@ public final class PersistentStoreCoordinator: Sendable {
             try? store.database.writer.close()
             throw error
         }
+        if posting { postStoresDidChange(added: [store], removed: []) }
         return store
     }
 
@@ -97,6 +102,7 @@ public final class PersistentStoreCoordinator: Sendable {
         var opened: [PersistentStore] = []
         do {
             for description in descriptions { opened.append(try openStore(with: description)) }
+            postStoresWillChange(old)
             try state.withLock { state in
                 for store in old where !state.stores.contains(where: { $0 === store }) {
                     throw NimbusError(.storeNotFound, "the store \(store.identifier) is not in this coordinator")
@@ -113,6 +119,7 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         rowCache.removeAll()
         for store in old { try? store.database.writer.close() }
+        postStoresDidChange(added: opened, removed: old)
         return opened
     }
 
@@ -129,6 +136,15 @@ public final class PersistentStoreCoordinator: Sendable {
     ///
     /// - Throws: ``NimbusError/Code-swift.struct/storeNotFound`` when it is not added.
     public func removePersistentStore(_ store: PersistentStore) throws {
+        try removePersistentStore(store, posting: true)
+    }
+
+    func removePersistentStore(_ store: PersistentStore, posting: Bool) throws {
+        guard persistentStores.contains(where: { $0 === store }) else {
+            throw NimbusError(.storeNotFound, "the store \(store.identifier) is not in this coordinator")
+        }
+        if posting { postStoresWillChange([store]) }
+        defer { if posting { postStoresDidChange(added: [], removed: [store]) } }
         try state.withLock { state in
             guard let index = state.stores.firstIndex(where: { $0 === store }) else {
                 throw NimbusError(.storeNotFound, "the store \(store.identifier) is not in this coordinator")

@@ -28,6 +28,7 @@ public struct NimbusError: Error, Sendable, CustomStringConvertible {
 
         /// A save would give two objects the same values for an entity's uniqueness
         /// constraint (Core Data's `NSManagedObjectConstraintMergeError`); nothing was saved.
+        /// Under the ``MergePolicy/error`` policy ``NimbusError/constraintConflicts`` lists them.
         public static let constraintConflict = Code(.constraintConflict)
         /// A migration (a mapping model, a custom policy or a stage of a plan) failed; the
         /// store was left as it was.
@@ -116,6 +117,12 @@ public struct NimbusError: Error, Sendable, CustomStringConvertible {
     /// For ``Code/invalidPredicate`` and ``Code/invalidSearchQuery``: the 1-based column of
     /// the offending text.
     public var column: Int?
+    /// For ``Code/mergeConflict``: each conflicting object with its old, new and store values.
+    public var mergeConflicts: [MergeConflict] = []
+    /// For ``Code/constraintConflict``: each broken uniqueness constraint and the objects involved.
+    public var constraintConflicts: [ConstraintConflict] = []
+    /// Objects whose rows changed (or vanished) under a save, found by the store.
+    var conflictingObjectIDs: [ManagedObjectID] = []
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {

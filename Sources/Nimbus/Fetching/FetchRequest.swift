@@ -31,6 +31,8 @@ public struct FetchRequest<Result: FetchRequestResult>: Sendable {
 
     /// The name of the entity to fetch.
     public var entityName: String
+    /// The stores to search (nil, the default: every store that holds the entity).
+    public var affectedStores: [PersistentStore]?
     /// Which objects to fetch (nil: all).
     public var predicate: QueryPredicate?
     /// The order of the results.

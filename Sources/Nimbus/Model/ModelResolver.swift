@@ -21,13 +21,15 @@ enum ModelResolver {
             while let ancestor = current {
                 if !seen.insert(ancestor.name).inserted {
                     problems.append("entity \(entity.name) inherits from itself")
+                    entity.superentity?.subentityNames.removeAll { $0 == entity.name }
                     entity.superentity = nil
                     break
                 }
                 current = ancestor.superentity
             }
         }
-        guard problems.isEmpty else { return }
+        // Broken links were cut above, so the rest resolves and reports its own problems too:
+        // a model is refused with every problem listed, not the first kind only.
         for entity in entities { entity.subentityNames.sort() }
 
         // Entity numbers: alphabetical, each hierarchy depth-first.

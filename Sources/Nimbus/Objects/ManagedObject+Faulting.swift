@@ -127,6 +127,9 @@ extension ManagedObject {
 
     /// Turns the object back into a fault (dropping unsaved changes when `mergeChanges` is false).
     func turnIntoFault() {
+        let wasLoaded = values != nil
+        if wasLoaded { willTurnIntoFault() }
+        defer { if wasLoaded { didTurnIntoFault() } }
         values = nil
         committed = nil
         committedToMany = [:]

@@ -11,7 +11,14 @@ extension ManagedObject {
     /// ``validatedValue(forKey:)`` throws it at once.
     public func value(forKey key: String) -> Any? {
         checkQueue()
-        guard let index = entity.index(ofProperty: key) else { return nil }
+        guard let index = entity.index(ofProperty: key) else {
+            #if DEBUG
+            // Core Data raises on an unknown key: a typo must not pass for a nil value.
+            preconditionFailure("value(forKey:): \(entity.name) has no property \"\(key)\" (properties: \(entity.properties.map(\.name).joined(separator: ", ")))")
+            #else
+            return nil
+            #endif
+        }
         do {
             return try value(at: index)
         } catch {
@@ -73,7 +80,12 @@ extension ManagedObject {
         do {
             try setValidatedValue(value, forKey: key)
         } catch let error as NimbusError where error.code == .unknownProperty || error.code == .typeMismatch || error.code == .wrongContext {
+            #if DEBUG
+            // Core Data raises on an unknown key or a value of the wrong type.
+            preconditionFailure("setValue(_:forKey: \"\(key)\") on \(objectID): \(error.message)")
+            #else
             return
+            #endif
         } catch {
             managedObjectContext?.recordFaultFailure(error, for: objectID)
         }
@@ -89,6 +101,8 @@ extension ManagedObject {
         checkQueue()
         let index = try propertyIndex(key)
         if values == nil { try fireFault() }
+        willChangeValue(forKey: key)
+        defer { didChangeValue(forKey: key) }
         if case let .attribute(type) = entity.propertyKinds[index] {
             setPrimitive(try PropertyValue(value, for: type), at: index)
             return
@@ -159,6 +173,9 @@ extension ManagedObject {
     /// and its next save throws it).
     func setPrimitive(_ value: PropertyValue, at index: Int) {
         guard fireFaultIfNeeded(), values![index] != value else { return }
+        if !flags.isTouchedInEvent, let reference = contextReference, !(flags.isInserted && insertionSequence > reference.eventInsertionMark) {
+            reference.context?.recordTouch(self)
+        }
         values![index] = value
         // New objects count as inserted, and changed ones are marked once.
         if !flags.isInserted && !flags.isChanged { managedObjectContext?.markChanged(self) }
@@ -215,6 +232,7 @@ extension ManagedObject {
     /// The inverse side of a change: `source` now points at this object.
     func inverseAdd(_ source: ManagedObject, relationship: RelationshipDescription) {
         guard let index = entity.propertyIndexes[relationship.name] else { return }
+        defer { if hasValueObservers { notifyValueObservers(forKey: relationship.name) } }
         if relationship.isToMany {
             guard ensureToManyLoaded(index), case var .objects(ids) = values![index], !ids.contains(source.objectID) else { return }
             ids.append(source.objectID)
@@ -233,6 +251,7 @@ extension ManagedObject {
     /// The inverse side of a change: `sourceID` no longer points at this object.
     func inverseRemove(_ sourceID: ManagedObjectID, relationship: RelationshipDescription) {
         guard let index = entity.propertyIndexes[relationship.name] else { return }
+        defer { if hasValueObservers { notifyValueObservers(forKey: relationship.name) } }
         if relationship.isToMany {
             guard ensureToManyLoaded(index), case var .objects(ids) = values![index], let position = ids.firstIndex(of: sourceID) else { return }
             ids.remove(at: position)

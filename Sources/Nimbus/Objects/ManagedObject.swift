@@ -62,6 +62,11 @@ open class ManagedObject {
         set { if extras != nil || !newValue.isEmpty { madeExtras.toManyValues = newValue } }
         _modify { yield &madeExtras.toManyValues }
     }
+    /// Observers of properties, by key (see ``observeValue(forKey:_:)``).
+    var valueObservers: [String: [UUID: (ManagedObject) -> Void]] {
+        get { extras?.valueObservers ?? [:] }
+        set { if extras != nil || !newValue.isEmpty { madeExtras.valueObservers = newValue } }
+    }
     /// For faults from a fetch with a batch size: the group and this object's position.
     var batch: (group: BatchFaultGroup, position: Int)? {
         get { extras?.batch }
@@ -80,6 +85,8 @@ open class ManagedObject {
         var isDeleted = false
         var isChanged = false
         var isDeletedInStore = false
+        /// Touched (changed, deleted) in the context's current event; cleared when it ends.
+        var isTouchedInEvent = false
     }
 
     /// Creates an object of an entity and inserts it into a context.
@@ -118,8 +125,63 @@ open class ManagedObject {
     /// Called before the object is saved; override to derive values.
     open func willSave() {}
 
-    /// Called after the object was saved.
+    /// Called after the object was saved, deleted objects included (their context has let
+    /// go of them by then, so ``managedObjectContext`` is nil for them).
     open func didSave() {}
+
+    /// Called when the object is about to be deleted, before its delete rules apply (when
+    /// the context processes pending changes); override to clean up related state.
+    open func prepareForDeletion() {}
+
+    /// Called before the object turns into a fault (a refresh, a reset).
+    open func willTurnIntoFault() {}
+
+    /// Called after the object turned into a fault; its values are gone.
+    open func didTurnIntoFault() {}
+
+    /// Checks a new object before it is saved. The default checks the model's rules
+    /// (``validateValue(_:forKey:)`` for each attribute of a subclass) and
+    /// ``validateForSave()``; override, call `super`, and throw to refuse.
+    ///
+    /// - Throws: ``NimbusError`` with ``NimbusError/Code-swift.struct/validationFailed``.
+    open func validateForInsert() throws { try throwValidationFailures() }
+
+    /// Checks a changed object before it is saved; as ``validateForInsert()``.
+    ///
+    /// - Throws: ``NimbusError`` with ``NimbusError/Code-swift.struct/validationFailed``.
+    open func validateForUpdate() throws { try throwValidationFailures() }
+
+    /// Checks a deleted object before the delete is saved. The default accepts it (deny
+    /// rules are checked when the delete is processed).
+    ///
+    /// - Throws: ``NimbusError`` with ``NimbusError/Code-swift.struct/validationFailed`` to refuse.
+    open func validateForDelete() throws {}
+
+    /// Checks one value for a property against the model's rules (required, range, length,
+    /// pattern); subclasses add their own and call `super`. Called for every attribute of
+    /// a subclass's object at save, and by ``setValidatedValue(_:forKey:)``. An override may
+    /// replace the value with a corrected one.
+    ///
+    /// ```swift
+    /// override func validateValue(_ value: inout Any?, forKey key: String) throws {
+    ///     if key == "title", (value as? String)?.isEmpty == true { throw NimbusError(.validationFailed, "title is empty") }
+    ///     try super.validateValue(&value, forKey: key)
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``NimbusError`` with ``NimbusError/Code-swift.struct/validationFailed``
+    ///   or ``NimbusError/Code-swift.struct/unknownProperty``.
+    open func validateValue(_ value: inout Any?, forKey key: String) throws {
+        try validateModelRules(value, forKey: key)
+    }
+
+    /// Called before a property changes through ``setValue(_:forKey:)`` and its relatives;
+    /// call `super` when overriding.
+    open func willChangeValue(forKey key: String) {}
+
+    /// Called after a property changed through ``setValue(_:forKey:)`` and its relatives:
+    /// tells the observers added with ``observeValue(forKey:_:)``. Call `super` when overriding.
+    open func didChangeValue(forKey key: String) { notifyValueObservers(forKey: key) }
 
     /// Override to add validation rules checked on save; return one entry per broken rule.
     /// The model's own rules (required, ranges, patterns, counts) are checked as well.
@@ -149,4 +211,5 @@ final class ObjectExtras {
     var loadedToMany: Set<Int> = []
     var toManyValues = ToManyValueCache()
     var batch: (group: BatchFaultGroup, position: Int)?
+    var valueObservers: [String: [UUID: (ManagedObject) -> Void]] = [:]
 }

@@ -57,8 +57,10 @@ extension SQLiteDatabase {
                 }
             }
             guard conflicts.isEmpty else {
-                throw NimbusError(.mergeConflict, "the store changed since these objects were read: "
+                var error = NimbusError(.mergeConflict, "the store changed since these objects were read: "
                     + conflicts.map(\.description).joined(separator: ", ") + "; refresh them and save again")
+                error.conflictingObjectIDs = conflicts
+                throw error
             }
             for delete in request.deletes { try deleteRow(delete.id, db) }
             for change in request.joinChanges { try writeJoin(change, resolve: resolve, db) }

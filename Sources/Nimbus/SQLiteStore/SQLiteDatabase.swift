@@ -24,6 +24,8 @@ final class SQLiteDatabase: @unchecked Sendable {
     let externalIndexes: [[Int]]
     /// Whether any entity has such attributes and the store keeps files (checked per save).
     let usesExternalStorage: Bool
+    /// The write transaction a ``SharedTransaction`` holds open on this store, if any.
+    let joined = JoinedTransaction()
 
     private init(writer: any DatabaseWriter, model: ManagedObjectModel, identifier: String, recorder: SQLRecorder?,
                  externalDataFolder: URL? = nil) {
@@ -202,8 +204,14 @@ final class SQLiteDatabase: @unchecked Sendable {
         do { return try writer.unsafeReentrantRead(block) } catch let error as DatabaseError { throw NimbusError.from(error, path: nil) }
     }
 
-    /// Runs a write transaction, mapping SQLite errors to Nimbus errors.
+    /// Runs a write transaction, mapping SQLite errors to Nimbus errors. Inside a
+    /// ``SharedTransaction`` that holds this store, the block joins its transaction.
     func write<T>(_ block: (Database) throws -> T) throws -> T {
+        if let db = joined.current {
+            do { return try block(db) } catch let error as DatabaseError {
+                throw constraintConflict(error) ?? NimbusError.from(error, path: nil)
+            }
+        }
         do { return try writer.write(block) } catch let error as DatabaseError {
             throw constraintConflict(error) ?? NimbusError.from(error, path: nil)
         }
