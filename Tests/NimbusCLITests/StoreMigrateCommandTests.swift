@@ -89,7 +89,8 @@ struct StoreMigrateCommandTests {
         #expect(try StoreCommandTests.contents(of: store) == before)
         let duplicate = try cli.run(["store", "insert", "notes.sqlite", "Tag", "name=work"])
         #expect(duplicate.status == 1)
-        #expect(duplicate.stderr == "nimbus: constraintConflict: another Tag already has the same name: Tag's uniqueness constraint (name) allows one object per value; nothing was saved\n")
+        #expect(duplicate.stderr == "nimbus: constraintConflict: another Tag already has the same name (name = \"work\"): Tag's uniqueness constraint (name) allows one object per value; "
+            + "nothing was saved (change or delete the duplicates, or set the context's mergePolicy: mergeByPropertyObjectTrump upserts)\n")
         let history = try cli.run(["store", "history", "notes.sqlite"])
         #expect(history.status == 1)
         #expect(history.stderr.contains("does not record persistent history"), "\(history.stderr)")

@@ -67,8 +67,16 @@ public struct ConstraintConflict: Sendable, CustomStringConvertible {
     public var conflictingSnapshots: [[String: PropertyValue]]
 
     public var description: String {
+        summary + "; shared by \(conflictingObjectIDs.map(\.description).joined(separator: ", "))"
+            + (databaseObjectID.map { " and the stored \($0)" } ?? "")
+    }
+
+    /// The conflict in the words of the model, without object IDs.
+    var summary: String {
         let values = constraint.map { "\($0) = \(MergeConflict.text(constraintValues[$0]))" }.joined(separator: ", ")
-        let store = databaseObjectID.map { " and the stored \($0)" } ?? ""
-        return "(\(values)) is shared by \(conflictingObjectIDs.map(\.description).joined(separator: ", "))\(store)"
+        let entity = (conflictingObjectIDs.first ?? databaseObjectID)?.entity.name ?? "object"
+        let names = constraint.joined(separator: ", ")
+        let another = databaseObjectID == nil ? "other new \(entity) objects have" : "another \(entity) already has"
+        return "\(another) the same \(names) (\(values)): \(entity)'s uniqueness constraint (\(names)) allows one object per value"
     }
 }

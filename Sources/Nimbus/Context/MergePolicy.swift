@@ -110,9 +110,9 @@ open class MergePolicy: @unchecked Sendable {
     /// - Throws: ``NimbusError/Code-swift.struct/constraintConflict`` under ``PolicyType/error``.
     open func resolve(constraintConflicts conflicts: [ConstraintConflict], in context: ManagedObjectContext) throws {
         if type == .error {
-            var error = NimbusError(.constraintConflict, "\(conflicts.count) uniqueness constraint conflict(s): "
-                + conflicts.map(\.description).joined(separator: "; ")
-                + "; change or delete the duplicates, or set the context's mergePolicy (mergeByPropertyObjectTrump upserts)")
+            // The objects are in `constraintConflicts`; the message speaks the model's words.
+            var error = NimbusError(.constraintConflict, conflicts.map(\.summary).joined(separator: "; ")
+                + "; nothing was saved (change or delete the duplicates, or set the context's mergePolicy: mergeByPropertyObjectTrump upserts)")
             error.constraintConflicts = conflicts
             throw error
         }
