@@ -33,7 +33,7 @@ struct ExportPlan {
             bytes = 0
         }
         for record in saves {
-            let size = (try? WireCoding.encoder.encode(record).count) ?? 0
+            let size = (try? WireJSONWriter.encode(record).count) ?? 0
             if current.saves.count + current.deletions.count >= maximumItems || (bytes + size > maximumBytes && bytes > 0) { flush() }
             current.saves.append(record)
             bytes += size

@@ -8,7 +8,7 @@ import NimbusWire
 enum ParkedRecords {
     static func park(_ record: Record, waitingFor name: String, _ db: Database) throws {
         try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDPARKED (ZRECORDNAME, ZWAITINGFOR, ZRECORD) VALUES (?, ?, ?)",
-                       arguments: [record.recordName, name, try WireCoding.encoder.encode(record)])
+                       arguments: [record.recordName, name, try WireJSONWriter.encode(record)])
     }
 
     /// Parked records waiting for any of `names`.

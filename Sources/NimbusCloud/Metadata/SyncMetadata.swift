@@ -94,7 +94,7 @@ enum SyncMetadata {
 
     static func confirm(_ record: Record, _ db: Database) throws {
         try db.execute(sql: "UPDATE ANIMBUSCLOUDRECORD SET ZCHANGETAG = ?, ZANCESTOR = ? WHERE ZRECORDNAME = ?",
-                       arguments: [record.changeTag, try WireCoding.encoder.encode(record), record.recordName])
+                       arguments: [record.changeTag, try WireJSONWriter.encode(record), record.recordName])
     }
 
     static func removeRecord(named name: String, _ db: Database) throws {
@@ -138,7 +138,8 @@ enum SyncMetadata {
     }
 }
 
-/// The JSON coders for metadata blobs (records and stamps as on the wire).
+/// The JSON coders for metadata blobs (records and stamps as on the wire). Records are written
+/// with NimbusWire's `WireJSONWriter`, which writes the same bytes as this encoder, faster.
 enum WireCoding {
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()

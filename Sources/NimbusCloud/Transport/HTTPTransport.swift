@@ -81,7 +81,7 @@ public struct HTTPTransport: CloudTransport {
 
     public func modify(_ request: ModifyRecordsRequest, in zone: ZoneID) async throws -> ModifyRecordsResponse {
         let path = zonePath(zone) + "/records/modify"
-        let (status, body) = try await send(.POST, path, body: try JSONEncoder().encode(request))
+        let (status, body) = try await send(.POST, path, body: try WireJSONWriter.encode(request, capacity: 64 * 1024))
         // 207: some items failed; the per-item results say which.
         guard status == 200 || status == 207 else { throw Self.error(status: status, body: body, path: path) }
         return try decode(ModifyRecordsResponse.self, body, path: path)
