@@ -87,9 +87,9 @@ final class Device: @unchecked Sendable {
                     let value = object.value(forKey: property.name)
                     switch value {
                     case let objects as Set<ManagedObject>:
-                        values[property.name] = objects.map { ($0.value(forKey: "name") ?? $0.value(forKey: "title")).map { "\($0)" } ?? "?" }.sorted().joined(separator: ",")
+                        values[property.name] = objects.map(Self.label).sorted().joined(separator: ",")
                     case let object as ManagedObject:
-                        values[property.name] = (object.value(forKey: "title") ?? object.value(forKey: "name")).map { "\($0)" } ?? "?"
+                        values[property.name] = Self.label(object)
                     case let data as Data: values[property.name] = "\(data.count) bytes"
                     case nil: values[property.name] = "nil"
                     default: values[property.name] = "\(value!)"
@@ -99,6 +99,13 @@ final class Device: @unchecked Sendable {
             }
             return result
         }
+    }
+
+    /// An object's title or name (asking only for a property its entity has: an unknown key
+    /// traps in debug builds, as Core Data raises).
+    static func label(_ object: ManagedObject) -> String {
+        let key = ["title", "name"].first { object.entity.propertyIndexes[$0] != nil }
+        return key.flatMap { object.value(forKey: $0) }.map { "\($0)" } ?? "?"
     }
 
     func fetchOneID(_ entity: String, _ format: String, _ arguments: Any...) throws -> ManagedObjectID? {
