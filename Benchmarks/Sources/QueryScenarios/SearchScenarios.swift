@@ -174,7 +174,11 @@ extension QueryScenario {
             var keys: [Int64] = []
             while sqlite3_step(statement) == SQLITE_ROW { keys.append(sqlite3_column_int64(statement, 0)) }
             found = keys.count
-        }, verify: { try check(found > 0, "raw C found nothing"); found = 0 })
+        }, verify: {
+            // No diacritic folding: a query typed without accents finds nothing when its word is
+            // stored accented (one word in ten), so raw C's count is a lower bound and may be 0.
+            found = 0
+        })
         return [nimbus, rawCase]
     }
 

@@ -29,28 +29,28 @@ public struct ContextChanges: Sendable {
     /// Objects inserted (for ``Kind/didSave``: their permanent IDs).
     public var insertedObjectIDs: Set<ManagedObjectID> {
         get { inserted.set }
-        set { inserted = LazyIDSet(newValue) }
+        set { inserted = ObjectIDList(newValue) }
     }
     /// Objects whose values changed.
     public var updatedObjectIDs: Set<ManagedObjectID> {
         get { updated.set }
-        set { updated = LazyIDSet(newValue) }
+        set { updated = ObjectIDList(newValue) }
     }
     /// Objects deleted.
     public var deletedObjectIDs: Set<ManagedObjectID> {
         get { deleted.set }
-        set { deleted = LazyIDSet(newValue) }
+        set { deleted = ObjectIDList(newValue) }
     }
     // Saves and events list their objects; the sets are built when someone reads them.
-    private var inserted = LazyIDSet([])
-    private var updated = LazyIDSet([])
-    private var deleted = LazyIDSet([])
+    private var inserted = ObjectIDList([])
+    private var updated = ObjectIDList([])
+    private var deleted = ObjectIDList([])
 
     /// Sets the IDs from lists of distinct IDs, hashed only when read.
     mutating func setObjectIDs(inserted: [ManagedObjectID], updated: [ManagedObjectID], deleted: [ManagedObjectID]) {
-        self.inserted = LazyIDSet(inserted)
-        self.updated = LazyIDSet(updated)
-        self.deleted = LazyIDSet(deleted)
+        self.inserted = ObjectIDList(inserted)
+        self.updated = ObjectIDList(updated)
+        self.deleted = ObjectIDList(deleted)
     }
     /// Objects reloaded from the store (refreshed or merged).
     public var refreshedObjectIDs: Set<ManagedObjectID> = []
@@ -66,33 +66,6 @@ public struct ContextChanges: Sendable {
     public var isEmpty: Bool {
         inserted.isEmpty && updated.isEmpty && deleted.isEmpty
             && refreshedObjectIDs.isEmpty && invalidatedObjectIDs.isEmpty && !invalidatedAllObjects
-    }
-}
-
-/// Distinct object IDs whose set is built on first use.
-private final class LazyIDSet: Sendable {
-    private let ids: [ManagedObjectID]
-    private let cached: Mutex<Set<ManagedObjectID>?>
-
-    init(_ ids: [ManagedObjectID]) {
-        self.ids = ids
-        cached = Mutex(ids.isEmpty ? [] : nil)
-    }
-
-    init(_ set: Set<ManagedObjectID>) {
-        ids = Array(set)
-        cached = Mutex(set)
-    }
-
-    var isEmpty: Bool { ids.isEmpty }
-
-    var set: Set<ManagedObjectID> {
-        cached.withLock { cached in
-            if let cached { return cached }
-            let set = Set(ids)
-            cached = set
-            return set
-        }
     }
 }
 

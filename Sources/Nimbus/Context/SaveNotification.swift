@@ -52,31 +52,6 @@ public struct SaveNotification: Sendable {
     }
 }
 
-/// A list of distinct object IDs whose set is built on first use.
-private final class ObjectIDList: Sendable {
-    private let ids: [ManagedObjectID]
-    private let cached: Mutex<Set<ManagedObjectID>?>
-
-    init(_ ids: [ManagedObjectID]) {
-        self.ids = ids
-        cached = Mutex(ids.isEmpty ? [] : nil)
-    }
-
-    init(_ set: Set<ManagedObjectID>) {
-        ids = []
-        cached = Mutex(set)
-    }
-
-    var set: Set<ManagedObjectID> {
-        cached.withLock { cached in
-            if let cached { return cached }
-            let set = Set(ids)
-            cached = set
-            return set
-        }
-    }
-}
-
 extension ManagedObjectContext {
     /// Posted after a context saves, with a ``SaveNotification`` in its user info.
     public static let didSaveObjectIDsNotification = Notification.Name("NimbusManagedObjectContextDidSaveObjectIDs")
