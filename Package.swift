@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -26,16 +27,29 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // The @Managed macro (issue 13); 603 is the release made for Swift 6.3.
+        .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
     ],
     targets: [
         // The object graph: model, objects, contexts, coordinator, stores, fetching.
         .target(
             name: "Nimbus",
             dependencies: [
+                "NimbusMacros",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The @Managed macro's implementation (a compiler plugin); declared in Nimbus.
+        .macro(
+            name: "NimbusMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
         ),
         // Helpers for tests of apps and of Nimbus itself: temporary stores, SQL recording.
@@ -102,6 +116,13 @@ let package = Package(
             dependencies: ["NimbusCloud", "NimbusServer", "NimbusWire", "Nimbus", "NimbusTesting", "nimbus",
                            .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "NimbusMacrosTests",
+            dependencies: [
+                "NimbusMacros",
+                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+            ]
         ),
         .testTarget(name: "NimbusWireTests", dependencies: ["NimbusWire"], resources: [.copy("Fixtures")]),
         .testTarget(
