@@ -117,11 +117,23 @@ let package = Package(
                            .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")]
         ),
+        // Typed @Managed classes at work: the seeds' model over two stores, hierarchies, errors.
+        .testTarget(name: "NimbusManagedTests", dependencies: ["Nimbus", "NimbusTesting"]),
+        // Code that `nimbus codegen` wrote for real models, checked in; NimbusCodegenTests keeps
+        // it up to date and uses it.
+        .target(name: "NimbusCodegenFixture", dependencies: ["Nimbus"], path: "Tests/NimbusCodegenFixture"),
+        .testTarget(
+            name: "NimbusCodegenTests",
+            dependencies: ["NimbusCodegenFixture", "Nimbus", "NimbusTesting"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "NimbusMacrosTests",
             dependencies: [
                 "NimbusMacros",
-                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
             ]
         ),
         .testTarget(name: "NimbusWireTests", dependencies: ["NimbusWire"], resources: [.copy("Fixtures")]),

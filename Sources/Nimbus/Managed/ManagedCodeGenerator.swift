@@ -92,7 +92,7 @@ public struct ManagedCodeGenerator: Sendable {
         }
         var options: [String] = []
         if entity.uniquenessConstraints.contains([attribute.name]) { options.append(".unique") }
-        if entity.fetchIndexes.contains(where: { $0.elements.count == 1 && $0.elements[0].property == attribute.name && $0.elements[0].collationType == .binary }) {
+        if entity.fetchIndexes.contains(where: { $0.elements.count == 1 && $0.elements[0].property == attribute.name && $0.elements[0].collationType == .binary && $0.elements[0].ascending }) {
             options.append(".indexed")
         }
         if attribute.isTransient { options.append(".transient") }
