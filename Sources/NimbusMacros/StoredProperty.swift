@@ -57,7 +57,7 @@ struct StoredProperty {
         if variable.bindings.count > 1 {
             return .failed([Diagnostic(node: variable, message: ManagedDiagnostic.multipleBindings(names.joined(separator: ", ")))])
         }
-        let binding = stored[0]
+        let binding = stored.first!
         let name = binding.pattern.trimmedDescription
         var problems: [Diagnostic] = []
         if variable.bindingSpecifier.tokenKind == .keyword(.let) {
@@ -99,7 +99,7 @@ struct StoredProperty {
         switch classify(type) {
         case let .success(found): shape = found
         case let .failure(why):
-            problems.append(Diagnostic(node: type, message: ManagedDiagnostic.unsupportedType(name, type.trimmedDescription, why)))
+            problems.append(Diagnostic(node: type, message: ManagedDiagnostic.unsupportedType(name, type.trimmedDescription, why.why)))
             return .failed(problems)
         }
         if case .toMany = shape, let attributeNode {

@@ -35,8 +35,11 @@ extension ManagedObject {
         }
         return entity
     }
+}
 
-    /// A fetch request for the class's entity (Core Data's `fetchRequest()`).
+extension ManagedObjectKeyPathNaming {
+    /// A fetch request for the class's entity (Core Data's `fetchRequest()`), typed by the
+    /// class: `@Managed` classes and classes that name their key paths have it.
     ///
     /// ```swift
     /// var request = Post.fetchRequest()

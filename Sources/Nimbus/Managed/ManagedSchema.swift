@@ -30,7 +30,7 @@ public enum ManagedSchema {
         _ name: String, _ type: Value.Type, isOptional: Bool, default defaultValue: Value? = nil,
         attribute options: AttributeOptions = AttributeOptions()
     ) -> DeclaredProperty {
-        var attribute = AttributeDescription(name, Value.managedAttributeType, isOptional: isOptional || options.isTransient,
+        var attribute = AttributeDescription(name, Value.managedAttributeType, isOptional: isOptional,
                                              isTransient: options.isTransient,
                                              allowsExternalBinaryDataStorage: options.options.contains(.externalStorage),
                                              preservesValueInHistoryOnDeletion: options.options.contains(.preservesValueOnDeletion),
