@@ -32,7 +32,7 @@ public struct ManagedMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
         // A subclass of a @Managed class conforms already (the compiler then asks for nothing).
-        guard !protocols.isEmpty, declaration.is(ClassDeclSyntax.self) else { return [] }
+        guard !protocols.isEmpty, ManagedClass.read(node, declaration, reporting: nil) != nil else { return [] }
         let list = protocols.map(\.trimmedDescription).joined(separator: ", ")
         return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: list) {}")]
     }

@@ -1,4 +1,5 @@
 import NimbusMacros
+import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacros
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
@@ -49,7 +50,7 @@ struct ManagedMacroTests {
                         setManagedValue(newValue, slot: 0)
                     }
                 }
-                var views: Int64 = 0 {
+                var views: Int64 {
                     init(initialValue) {
                     }
                     get {
@@ -101,20 +102,20 @@ struct ManagedMacroTests {
                             ManagedSchema.toMany("tags", Tag.self, ordered: false, relationship: ManagedSchema.RelationshipOptions(deleteRule: .cascade, inverse: \\Tag.posts)),
                             ManagedSchema.toMany("attachments", Attachment.self, ordered: true),
                             ManagedSchema.property("author", Person.self, isOptional: true)
-                        ])
+                    ])
                 }
 
                 public class func propertyName(for keyPath: AnyKeyPath) -> String? {
                     switch keyPath {
-                    case \\Post.title:
+                        case \\Post.title:
                         "title"
-                    case \\Post.views:
+                        case \\Post.views:
                         "views"
-                    case \\Post.tags:
+                        case \\Post.tags:
                         "tags"
-                    case \\Post.attachments:
+                        case \\Post.attachments:
                         "attachments"
-                    case \\Post.author:
+                        case \\Post.author:
                         "author"
                     default:
                         nil

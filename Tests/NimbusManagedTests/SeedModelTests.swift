@@ -49,7 +49,8 @@ struct SeedModelTests {
         #expect(model.entitiesByName["ImageData"]?.attributesByName["data"]?.allowsExternalBinaryDataStorage == true)
         #expect(model.entities(forConfiguration: "Local").map(\.name) == ["Location"])
         #expect(Post.entity() === model.entitiesByName["Post"])
-        #expect(Post.fetchRequest().entityName == "Post")
+        let request: FetchRequest<Post> = Post.fetchRequest()
+        #expect(request.entityName == "Post")
     }
 
     @Test("objects made with init(context:) save to the store of their configuration and read back typed")

@@ -80,7 +80,7 @@ public struct ManagedCodeGenerator: Sendable {
             lines += attributeLines(attribute, entity)
         }
         for relationship in entity.declaredRelationships.sorted(by: { $0.name < $1.name }) {
-            lines += relationshipLines(relationship, model)
+            lines += relationshipLines(relationship, entity, model)
         }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
@@ -108,11 +108,15 @@ public struct ManagedCodeGenerator: Sendable {
         return lines
     }
 
-    private func relationshipLines(_ relationship: RelationshipDescription, _ model: ManagedObjectModel) -> [String] {
+    private func relationshipLines(_ relationship: RelationshipDescription, _ entity: EntityDescription, _ model: ManagedObjectModel) -> [String] {
         let destination = model.entitiesByName[relationship.destinationEntityName].map(Self.className(of:)) ?? relationship.destinationEntityName
         var options: [String] = []
         if relationship.deleteRule != .nullify { options.append("deleteRule: .\(relationship.deleteRule.rawValue)") }
-        if let inverse = relationship.inverseName { options.append("inverse: \\\(destination).\(inverse)") }
+        // One side names the inverse (the model completes the other): key paths on both
+        // sides would make the compiler resolve each side's macros through the other's.
+        if let inverse = relationship.inverseName, (entity.name, relationship.name) < (relationship.destinationEntityName, inverse) {
+            options.append("inverse: \\\(destination).\(inverse)")
+        }
         if relationship.isToMany && relationship.minCount > 0 { options.append("minimumCount: \(relationship.minCount)") }
         if relationship.isToMany && relationship.maxCount > 0 { options.append("maximumCount: \(relationship.maxCount)") }
         if let original = relationship.renamingIdentifier { options.append("originalName: \(Self.literal(original))") }

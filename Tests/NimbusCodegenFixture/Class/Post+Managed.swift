@@ -24,9 +24,8 @@ public final class Post: ManagedObject {
     public var viewsTotal: Int64 = 0
     public var weight: Float? = 0.5
     public var wordCount: Int64?
-    @Relationship(deleteRule: .cascade, inverse: \Attachment.post)
+    @Relationship(deleteRule: .cascade)
     public var attachments: [Attachment]
-    @Relationship(inverse: \Person.posts)
     public var author: Person?
     @Relationship(inverse: \Tag.posts, maximumCount: 10)
     public var tags: Set<Tag>

@@ -7,6 +7,6 @@ import Nimbus
 public final class Tag: ManagedObject {
     @Attribute(.unique)
     public var name: String
-    @Relationship(deleteRule: .deny, inverse: \Post.tags, maximumCount: 100)
+    @Relationship(deleteRule: .deny, maximumCount: 100)
     public var posts: Set<Post>
 }
