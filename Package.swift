@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -28,16 +29,29 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // Already in the graph through Hummingbird; the server's request-body deadline reads its HTTP parts.
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // The @Managed macro (issue 13); 603 is the release made for Swift 6.3.
+        .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
     ],
     targets: [
         // The object graph: model, objects, contexts, coordinator, stores, fetching.
         .target(
             name: "Nimbus",
             dependencies: [
+                "NimbusMacros",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The @Managed macro's implementation (a compiler plugin); declared in Nimbus.
+        .macro(
+            name: "NimbusMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
         ),
         // Helpers for tests of apps and of Nimbus itself: temporary stores, SQL recording.
@@ -105,6 +119,25 @@ let package = Package(
             dependencies: ["NimbusCloud", "NimbusServer", "NimbusWire", "Nimbus", "NimbusTesting", "nimbus",
                            .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")]
+        ),
+        // Typed @Managed classes at work: the seeds' model over two stores, hierarchies, errors.
+        .testTarget(name: "NimbusManagedTests", dependencies: ["Nimbus", "NimbusTesting"]),
+        // Code that `nimbus codegen` wrote for real models, checked in; NimbusCodegenTests keeps
+        // it up to date and uses it.
+        .target(name: "NimbusCodegenFixture", dependencies: ["Nimbus"], path: "Tests/NimbusCodegenFixture"),
+        .testTarget(
+            name: "NimbusCodegenTests",
+            dependencies: ["NimbusCodegenFixture", "Nimbus", "NimbusTesting"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "NimbusMacrosTests",
+            dependencies: [
+                "NimbusMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+            ]
         ),
         .testTarget(name: "NimbusWireTests", dependencies: ["NimbusWire"], resources: [.copy("Fixtures")]),
         .testTarget(

@@ -10,12 +10,17 @@ public enum Scenario: String, CaseIterable, Sendable {
     case fetchAndReadTitles = "fetch 200,000 objects, materialized, then read every title"
     /// Fetch 200,000 objects as faults (IDs only), then fire every 100th (2,000 objects).
     case fetchFaults = "fetch 200,000 as faults, fire 1%"
+    /// Fetch and read every title, Nimbus through a typed `@Managed` accessor (`post.title`).
+    case fetchAndReadTitlesTyped = "fetch 200,000 objects, materialized, then read every title (Nimbus: typed @Managed accessor)"
+    /// Only the read of every title of 200,000 fetched objects is timed: Nimbus's typed
+    /// accessor against a struct field.
+    case readTitles = "read every title of 200,000 fetched objects (Nimbus: typed @Managed accessor; GRDB, raw C: struct field)"
 
     /// Rows the scenario works on.
     public var rows: Int {
         switch self {
         case .insert: 50_000 / Scenario.divisor
-        case .fetchMaterialized, .fetchAndReadTitles, .fetchFaults: 200_000 / Scenario.divisor
+        case .fetchMaterialized, .fetchAndReadTitles, .fetchFaults, .fetchAndReadTitlesTyped, .readTitles: 200_000 / Scenario.divisor
         }
     }
 
@@ -95,6 +100,15 @@ public final class BenchmarkSuite: @unchecked Sendable {
             case .rawSQLite: return RawSQLiteFetchMaterialized(file: file, readsTitles: readsTitles)
             case .grdb: return GRDBFetchMaterialized(file: file, readsTitles: readsTitles)
             }
+        case .fetchAndReadTitlesTyped:
+            let file = try fixture(for: contender)
+            switch contender {
+            case .nimbus: return NimbusTypedFetchAndRead(file: file)
+            case .rawSQLite: return RawSQLiteFetchMaterialized(file: file, readsTitles: true)
+            case .grdb: return GRDBFetchMaterialized(file: file, readsTitles: true)
+            }
+        case .readTitles:
+            return ReadTitles(file: try fixture(for: contender), contender: contender)
         case .fetchFaults:
             let file = try fixture(for: contender)
             switch contender {

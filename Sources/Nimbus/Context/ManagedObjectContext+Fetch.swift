@@ -38,6 +38,12 @@ extension ManagedObjectContext {
         case .managedObject:
             let objects = try fetchObjects(request, entity: entity)
             if Result.self == ManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
+            // A typed class (`FetchRequest<Post>`): objects of exactly that class need no
+            // generic cast each (which costs more than materializing them).
+            if let resultClass = Result.self as? ManagedObject.Type,
+               objects.allSatisfy({ ObjectIdentifier(type(of: $0)) == ObjectIdentifier(resultClass) }) {
+                return unsafeBitCast(objects, to: [Result].self)
+            }
             return try objects.map { object in
                 guard let typed = object as? Result else {
                     throw NimbusError(.typeMismatch, "\(object.entity.name) objects are \(type(of: object)), not \(Result.self); set the entity's class in the model")

@@ -68,6 +68,7 @@ public final class ManagedObjectModel: Sendable {
         }
         ModelNameRules.check(entities, problems: &problems)
         ModelResolver.resolve(entities, byName: byName, problems: &problems)
+        ManagedClassSlots.resolve(entities, problems: &problems)
         for (configuration, names) in configurations {
             for name in names where byName[name] == nil {
                 problems.append("configuration \(configuration) names unknown entity \(name)")

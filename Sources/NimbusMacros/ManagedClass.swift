@@ -1,0 +1,122 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// A class that `@Managed` applies to, with its stored properties and the code they make.
+struct ManagedClass {
+    let name: String
+    /// `public `, `package ` or empty: the access of the members the macro writes.
+    let access: String
+    /// The superclass when it is another `@Managed` class; nil when it is `ManagedObject`.
+    let managedSuperclass: String?
+    let entityName: ExprSyntax
+    let isAbstract: ExprSyntax
+    let properties: [StoredProperty]
+
+    /// Reads the class; reports what it cannot express and returns nil when the class
+    /// itself is unusable (its properties' problems are reported but do not stop it).
+    static func read(_ node: AttributeSyntax, _ declaration: some DeclGroupSyntax, reporting context: (any MacroExpansionContext)?) -> ManagedClass? {
+        guard let classDecl = declaration.as(ClassDeclSyntax.self) else {
+            context?.diagnose(Diagnostic(node: node, message: ManagedDiagnostic.notAClass))
+            return nil
+        }
+        if let generics = classDecl.genericParameterClause {
+            context?.diagnose(Diagnostic(node: generics, message: ManagedDiagnostic.generic))
+            return nil
+        }
+        guard let superclass = classDecl.inheritanceClause?.inheritedTypes.first?.type.trimmedDescription else {
+            let fixed = classDecl.with(\.name, classDecl.name.trimmed).with(\.inheritanceClause, InheritanceClauseSyntax(
+                colon: .colonToken(trailingTrivia: .space),
+                inheritedTypes: [InheritedTypeSyntax(type: TypeSyntax("ManagedObject"), trailingTrivia: .space)]))
+            context?.diagnose(Diagnostic(node: classDecl.name, message: ManagedDiagnostic.noSuperclass, fixIts: [
+                FixIt(message: AddSuperclassFixIt(), changes: [.replace(oldNode: Syntax(classDecl), newNode: Syntax(fixed))]),
+            ]))
+            return nil
+        }
+        let isRoot = superclass == "ManagedObject" || superclass == "Nimbus.ManagedObject"
+        let modifiers = classDecl.modifiers.map(\.name.text)
+        let access = modifiers.contains("public") || modifiers.contains("open") ? "public " : modifiers.contains("package") ? "package " : ""
+        var entityName = ExprSyntax(StringLiteralExprSyntax(content: classDecl.name.text))
+        var isAbstract: ExprSyntax = "false"
+        for argument in node.arguments?.as(LabeledExprListSyntax.self) ?? [] {
+            switch argument.label?.text {
+            case "entityName":
+                if argument.expression.is(StringLiteralExprSyntax.self) {
+                    entityName = argument.expression.trimmed
+                } else {
+                    context?.diagnose(Diagnostic(node: argument.expression, message: ManagedDiagnostic.entityNameLiteral))
+                }
+            case "isAbstract": isAbstract = argument.expression.trimmed
+            default: break
+            }
+        }
+        let (properties, diagnostics) = StoredProperty.all(in: classDecl.memberBlock.members)
+        for diagnostic in diagnostics { context?.diagnose(diagnostic) }
+        return ManagedClass(name: classDecl.name.text, access: access, managedSuperclass: isRoot ? nil : superclass,
+                            entityName: entityName, isAbstract: isAbstract, properties: properties)
+    }
+
+    /// The name of the static that holds the number of slots this class's chain uses.
+    static func slotEndName(_ className: String) -> String {
+        "__nimbusSlotEnd_" + (className.split(separator: ".").last.map(String.init) ?? className)
+    }
+
+    /// The slot expression of the property at `ordinal` among this class's own properties.
+    func slot(_ ordinal: Int) -> ExprSyntax {
+        guard let managedSuperclass else { return "\(raw: ordinal)" }
+        return "\(raw: managedSuperclass).\(raw: Self.slotEndName(managedSuperclass)) + \(raw: ordinal)"
+    }
+
+    /// The members `@Managed` adds: the entity description, the slot names, the key-path
+    /// naming for `#Predicate`, and the slot count for subclasses.
+    var members: [DeclSyntax] {
+        let override = managedSuperclass == nil ? "" : "override "
+        let ownNames = "[" + properties.map { "\"\($0.name)\"" }.joined(separator: ", ") + "]"
+        let slotNames = managedSuperclass == nil ? ownNames : "super.managedSlotNames + \(ownNames)"
+        let parent = managedSuperclass.map { "\($0).managedEntityName" } ?? "nil"
+        let declared = properties.map { "            " + schemaCall(for: $0) }.joined(separator: ",\n")
+        let cases = properties.map { "        case \\\(name).\($0.name): \"\($0.name)\"" }.joined(separator: "\n")
+        let fallback = managedSuperclass == nil ? "nil" : "super.propertyName(for: keyPath)"
+        let slotEnd = managedSuperclass.map { "\($0).\(Self.slotEndName($0)) + \(properties.count)" } ?? "\(properties.count)"
+        return [
+            "\(raw: access)\(raw: override)class var managedEntityName: String { \(entityName) }",
+            "\(raw: access)\(raw: override)class var managedSlotNames: [String] { \(raw: slotNames) }",
+            """
+            \(raw: access)\(raw: override)class func managedEntityDescription() -> EntityDescription {
+                ManagedSchema.entity(managedEntityName, class: \(raw: name).self, parent: \(raw: parent), isAbstract: \(isAbstract), properties: [
+            \(raw: declared)
+                ])
+            }
+            """,
+            """
+            \(raw: access)\(raw: override)class func propertyName(for keyPath: AnyKeyPath) -> String? {
+                switch keyPath {
+            \(raw: cases)
+                default: \(raw: fallback)
+                }
+            }
+            """,
+            "\(raw: access)static var \(raw: Self.slotEndName(name)): Int { \(raw: slotEnd) }",
+        ]
+    }
+
+    /// The `ManagedSchema` call that describes one property.
+    func schemaCall(for property: StoredProperty) -> String {
+        let name = "\"\(property.name)\""
+        var options = ""
+        if let arguments = property.attributeArguments {
+            options = ", attribute: ManagedSchema.AttributeOptions(\(arguments.trimmedDescription))"
+        } else if let arguments = property.relationshipArguments {
+            options = ", relationship: ManagedSchema.RelationshipOptions(\(arguments.trimmedDescription))"
+        }
+        let defaultValue = property.initializer.map { ", default: \($0.trimmedDescription)" } ?? ""
+        switch property.shape {
+        case let .optional(type):
+            return "ManagedSchema.property(\(name), \(type.trimmedDescription).self, isOptional: true\(defaultValue)\(options))"
+        case let .required(type):
+            return "ManagedSchema.property(\(name), \(type.trimmedDescription).self, isOptional: false\(defaultValue)\(options))"
+        case let .toMany(type, ordered):
+            return "ManagedSchema.toMany(\(name), \(type.trimmedDescription).self, ordered: \(ordered)\(options))"
+        }
+    }
+}

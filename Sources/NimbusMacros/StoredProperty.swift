@@ -1,0 +1,166 @@
+import SwiftDiagnostics
+import SwiftSyntax
+
+/// A stored property of a `@Managed` class, read from its declaration.
+struct StoredProperty {
+    /// What the declared type makes of the property.
+    enum Shape {
+        /// `T?`: an optional attribute or a to-one relationship (the type decides).
+        case optional(TypeSyntax)
+        /// `T`: a required attribute.
+        case required(TypeSyntax)
+        /// `Set<T>` or `[T]`: a to-many relationship.
+        case toMany(TypeSyntax, ordered: Bool)
+    }
+
+    let name: String
+    let shape: Shape
+    let initializer: ExprSyntax?
+    /// The arguments of `@Attribute(…)`, when present.
+    let attributeArguments: LabeledExprListSyntax?
+    /// The arguments of `@Relationship(…)`, when present.
+    let relationshipArguments: LabeledExprListSyntax?
+
+    /// The stored properties of a class body, and what is wrong with the others.
+    static func all(in members: MemberBlockItemListSyntax) -> (properties: [StoredProperty], diagnostics: [Diagnostic]) {
+        var properties: [StoredProperty] = []
+        var diagnostics: [Diagnostic] = []
+        for member in members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            switch read(variable) {
+            case .skipped: continue
+            case let .property(property): properties.append(property)
+            case let .failed(found): diagnostics += found
+            }
+        }
+        return (properties, diagnostics)
+    }
+
+    enum Reading {
+        case skipped
+        case property(StoredProperty)
+        case failed([Diagnostic])
+    }
+
+    /// Reads one variable declaration: skipped when it is static or computed.
+    static func read(_ variable: VariableDeclSyntax) -> Reading {
+        let modifiers = variable.modifiers.map(\.name.text)
+        if modifiers.contains("static") || modifiers.contains("class") { return .skipped }
+        // Computed properties (a getter or a code block) are the class's own business.
+        let stored = variable.bindings.filter { binding in
+            guard let accessors = binding.accessorBlock else { return true }
+            guard case let .accessors(list) = accessors.accessors else { return false }
+            return list.allSatisfy { ["willSet", "didSet"].contains($0.accessorSpecifier.text) }
+        }
+        if stored.isEmpty { return .skipped }
+        let names = stored.map { $0.pattern.trimmedDescription }
+        if variable.bindings.count > 1 {
+            return .failed([Diagnostic(node: variable, message: ManagedDiagnostic.multipleBindings(names.joined(separator: ", ")))])
+        }
+        let binding = stored.first!
+        let name = binding.pattern.trimmedDescription
+        var problems: [Diagnostic] = []
+        if variable.bindingSpecifier.tokenKind == .keyword(.let) {
+            problems.append(Diagnostic(node: variable.bindingSpecifier, message: ManagedDiagnostic.constant(name)))
+        }
+        for modifier in variable.modifiers where ["lazy", "weak", "unowned", "override"].contains(modifier.name.text) {
+            problems.append(Diagnostic(node: modifier, message: ManagedDiagnostic.modifier(name, modifier.name.text)))
+        }
+        if binding.accessorBlock != nil {
+            problems.append(Diagnostic(node: binding.accessorBlock!, message: ManagedDiagnostic.observers(name)))
+        }
+        var attributeArguments: LabeledExprListSyntax?
+        var relationshipArguments: LabeledExprListSyntax?
+        var attributeNode: AttributeSyntax?
+        var relationshipNode: AttributeSyntax?
+        for element in variable.attributes {
+            guard case let .attribute(attribute) = element else { continue }
+            switch attribute.attributeName.trimmedDescription {
+            case "Attribute", "Nimbus.Attribute":
+                attributeNode = attribute
+                attributeArguments = attribute.arguments?.as(LabeledExprListSyntax.self) ?? []
+            case "Relationship", "Nimbus.Relationship":
+                relationshipNode = attribute
+                relationshipArguments = attribute.arguments?.as(LabeledExprListSyntax.self) ?? []
+            case "_ManagedProperty", "Nimbus._ManagedProperty":
+                continue
+            case let other:
+                problems.append(Diagnostic(node: attribute, message: ManagedDiagnostic.wrapper(name, other)))
+            }
+        }
+        if let attributeNode, relationshipNode != nil {
+            problems.append(Diagnostic(node: attributeNode, message: ManagedDiagnostic.bothOptions(name)))
+        }
+        guard let type = binding.typeAnnotation?.type else {
+            problems.append(Diagnostic(node: binding.pattern, message: ManagedDiagnostic.untyped(name)))
+            return .failed(problems)
+        }
+        let shape: Shape
+        switch classify(type) {
+        case let .success(found): shape = found
+        case let .failure(why):
+            problems.append(Diagnostic(node: type, message: ManagedDiagnostic.unsupportedType(name, type.trimmedDescription, why.why)))
+            return .failed(problems)
+        }
+        if case .toMany = shape, let attributeNode {
+            problems.append(Diagnostic(node: attributeNode, message: ManagedDiagnostic.attributeOnRelationship(name)))
+        }
+        if case .required = shape, let relationshipNode {
+            problems.append(Diagnostic(node: relationshipNode, message: ManagedDiagnostic.requiredToOne(name)))
+        }
+        guard problems.isEmpty else { return .failed(problems) }
+        return .property(StoredProperty(name: name, shape: shape, initializer: binding.initializer?.value,
+                                        attributeArguments: attributeArguments, relationshipArguments: relationshipArguments))
+    }
+
+    struct Unsupported: Error { let why: String }
+
+    /// What a declared type makes of a property, or why it cannot be stored.
+    static func classify(_ type: TypeSyntax) -> Result<Shape, Unsupported> {
+        if let optional = type.as(OptionalTypeSyntax.self) {
+            return plain(optional.wrappedType, "a property is optional once (T?, not T??)").map { .optional($0) }
+        }
+        if type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
+            return .failure(Unsupported(why: "declare it optional (T?) instead of implicitly unwrapped (T!)"))
+        }
+        if let array = type.as(ArrayTypeSyntax.self) {
+            return plain(array.element, "the members of a to-many relationship are objects, never nil").map { .toMany($0, ordered: true) }
+        }
+        if let identifier = type.as(IdentifierTypeSyntax.self), let arguments = identifier.genericArgumentClause?.arguments,
+           arguments.count == 1, case let .type(argument) = arguments.first!.argument {
+            switch identifier.name.text {
+            case "Optional": return plain(argument, "a property is optional once (T?, not T??)").map { .optional($0) }
+            case "Set": return plain(argument, "the members of a to-many relationship are objects, never nil").map { .toMany($0, ordered: false) }
+            case "Array": return plain(argument, "the members of a to-many relationship are objects, never nil").map { .toMany($0, ordered: true) }
+            default: break
+            }
+        }
+        return plain(type, "").map { .required($0) }
+    }
+
+    private static func plain(_ type: TypeSyntax, _ optionalReason: String) -> Result<TypeSyntax, Unsupported> {
+        if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
+            return .failure(Unsupported(why: optionalReason))
+        }
+        if type.is(DictionaryTypeSyntax.self) {
+            return .failure(Unsupported(why: "a dictionary is no attribute type; model its entries as an entity, or store encoded Data"))
+        }
+        if type.is(TupleTypeSyntax.self) {
+            return .failure(Unsupported(why: "a tuple is no attribute type; declare one property per element"))
+        }
+        if type.is(FunctionTypeSyntax.self) || type.is(AttributedTypeSyntax.self) {
+            return .failure(Unsupported(why: "a function cannot be stored"))
+        }
+        if type.is(SomeOrAnyTypeSyntax.self) || type.is(CompositionTypeSyntax.self) || type.is(MetatypeTypeSyntax.self) {
+            return .failure(Unsupported(why: "an attribute has one concrete type"))
+        }
+        if let array = type.as(ArrayTypeSyntax.self) {
+            _ = array
+            return .failure(Unsupported(why: "nested collections are no attribute type"))
+        }
+        if let identifier = type.as(IdentifierTypeSyntax.self), ["Set", "Array", "Dictionary"].contains(identifier.name.text) {
+            return .failure(Unsupported(why: "nested collections are no attribute type"))
+        }
+        return .success(type.trimmed)
+    }
+}

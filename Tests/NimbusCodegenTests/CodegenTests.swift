@@ -1,0 +1,105 @@
+import Foundation
+import Nimbus
+import NimbusCodegenFixture
+import NimbusTesting
+import Testing
+
+@Suite("nimbus codegen output")
+struct CodegenTests {
+    @Test("the checked-in generated code is what the generator writes today", arguments: ManagedCodeGenerator.Style.allCases)
+    func upToDate(style: ManagedCodeGenerator.Style) throws {
+        let generated = ManagedCodeGenerator(style: style).files(for: try CodegenFixtures.model(for: style))
+        let checkedIn = try CodegenFixtures.checkedIn(style)
+        #expect(Set(generated.map(\.name)) == Set(checkedIn.keys), "regenerate Tests/NimbusCodegenFixture with nimbus codegen")
+        for file in generated {
+            #expect(checkedIn[file.name] == file.contents, "\(file.name) is out of date: regenerate it with nimbus codegen")
+        }
+    }
+
+    @Test("classes generated for the Xcode model work against the model file")
+    func generatedClassesWithModelFile() throws {
+        let model = try ManagedObjectModel(contentsOf: CodegenFixtures.postsModel)
+            .withClasses(Attachment.self, ImageAttachment.self, Person.self, Post.self, Tag.self)
+        try exercisePosts(model)
+    }
+
+    @Test("classes generated for the Xcode model make a model of their own, with the store's version hashes")
+    func generatedClassesOwnModel() throws {
+        let fromFile = try ManagedObjectModel(contentsOf: CodegenFixtures.postsModel)
+        let fromClasses = try ManagedObjectModel(Attachment.self, ImageAttachment.self, Person.self, Post.self, Tag.self)
+        // Transformable and versionHashModifier-bearing attributes are what the classes
+        // cannot declare; every other entity hashes as the model file does.
+        for name in ["Attachment", "ImageAttachment", "Tag"] {
+            #expect(fromClasses.entityVersionHashesByName[name] == fromFile.entityVersionHashesByName[name], "\(name)")
+        }
+        try exercisePosts(fromClasses)
+    }
+
+    func exercisePosts(_ model: ManagedObjectModel) throws {
+        let folder = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(with: PersistentStoreDescription(url: folder.file("Posts.sqlite")))
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let author = Person(context: context)
+            author.name = "Ada"
+            author.email = "ada@example.com"
+            let post = Post(context: context)
+            #expect(post.title == "Untitled")
+            #expect(post.isDraft)
+            #expect(post.score == 1.5)
+            post.title = "Notes"
+            post.rating = 4
+            post.author = author
+            let tag = Tag(context: context)
+            tag.name = "math"
+            post.tags = [tag]
+            let image = ImageAttachment(context: context)
+            image.fileName = "engine.png"
+            image.width = 640
+            image.height = 480
+            post.attachments = [image]
+            try context.save()
+            context.reset()
+
+            let posts = try Post.fetchRequest().execute()
+            let fetched = try #require(posts.first)
+            #expect(fetched.title == "Notes" && fetched.rating == 4)
+            #expect(fetched.author?.name == "Ada")
+            #expect(fetched.tags.map(\.name) == ["math"])
+            let attachment = try #require(fetched.attachments.first as? ImageAttachment)
+            #expect(attachment.width == 640 && attachment.fileName == "engine.png")
+            let rated = try FetchRequest<Post>(entityName: "Post", predicate: #Predicate<Post> { $0.rating >= 4 && $0.title == "Notes" })
+            #expect(try rated.execute().count == 1)
+            let byAuthor = try FetchRequest<Person>(entityName: "Person", predicate: #Predicate<Person> { person in
+                person.posts.contains { $0.rating > 3 }
+            })
+            #expect(try byAuthor.execute().map(\.name) == ["Ada"])
+        }
+    }
+
+    @Test("extensions generated for a JSON model work with the classes declared by hand")
+    func generatedExtensions() throws {
+        let model = try ManagedObjectModel(contentsOf: CodegenFixtures.libraryModel).withClasses(["Author": Author.self, "Book": Book.self])
+        let folder = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(with: PersistentStoreDescription(url: folder.file("Library.sqlite")))
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let author = Author(context: context)
+            #expect(author.name == "Anonymous")
+            author.name = "Ursula"
+            let book = Book(context: context)
+            book.title = "The Dispossessed"
+            book.pages = 387
+            book.isbn = UUID()
+            book.author = author
+            #expect(author.books == [book])
+            try context.save()
+            context.reset()
+            let long = try FetchRequest<Book>(entityName: "Book", predicate: #Predicate<Book> { $0.pages > 300 }).execute()
+            #expect(long.map(\.title) == ["The Dispossessed"])
+            #expect(long.first?.author?.displayName == "Ursula")
+        }
+    }
+}
