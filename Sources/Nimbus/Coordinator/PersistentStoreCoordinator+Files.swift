@@ -31,7 +31,7 @@ extension PersistentStoreCoordinator {
         }
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         do {
-            let destination = try DatabaseQueue(path: url.path)
+            let destination = try StoreConnection.queue(path: url.path)
             try store.database.writer.backup(to: destination)
             try destination.close()
         } catch let error as DatabaseError {
@@ -73,11 +73,9 @@ extension PersistentStoreCoordinator {
         let added = persistentStore(for: destinationURL)
         if let added { postStoresWillChange([added]); try removePersistentStore(added, posting: false) }
         do {
-            var readOnly = Configuration()
-            readOnly.readonly = true
-            let source = try DatabaseQueue(path: sourceURL.path, configuration: readOnly)
+            let source = try StoreConnection.queue(path: sourceURL.path, readOnly: true)
             try FileManager.default.createDirectory(at: destinationURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let destination = try DatabaseQueue(path: destinationURL.path)
+            let destination = try StoreConnection.queue(path: destinationURL.path)
             try source.backup(to: destination)
             try destination.close()
             try source.close()
@@ -119,7 +117,7 @@ extension PersistentStoreCoordinator {
         }
         do {
             let empty = try DatabaseQueue()
-            let database = try DatabaseQueue(path: url.path)
+            let database = try StoreConnection.queue(path: url.path)
             try empty.backup(to: database)
             try database.close()
         } catch let error as DatabaseError {

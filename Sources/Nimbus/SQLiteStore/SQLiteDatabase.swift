@@ -48,8 +48,7 @@ final class SQLiteDatabase: @unchecked Sendable {
     /// store of another model, is left exactly as it was.
     static func open(_ description: PersistentStoreDescription, model givenModel: ManagedObjectModel?) throws -> SQLiteDatabase {
         let recorder = description.options["recordSQL"] == "1" ? SQLRecorder() : nil
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(description.timeout)
+        var configuration = StoreConnection.configuration(timeout: description.timeout)
         configuration.foreignKeysEnabled = false
         configuration.prepareDatabase { db in
             SQLDebug.install(on: db)
@@ -169,8 +168,7 @@ final class SQLiteDatabase: @unchecked Sendable {
                                 description: PersistentStoreDescription, mismatch: NimbusError) throws {
         let source: ManagedObjectModel
         do { source = try existing.storedModel(path: path) } catch { throw mismatch }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(description.timeout)
+        var configuration = StoreConnection.configuration(timeout: description.timeout)
         configuration.prepareDatabase { db in try SQLFunctions.register(on: db) }
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)

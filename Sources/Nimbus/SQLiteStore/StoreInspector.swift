@@ -16,10 +16,8 @@ struct StoreInspector {
             throw NimbusError(.notADatabase, "\(path) is a directory, not a SQLite database")
         }
         if (attributes[.size] as? NSNumber)?.intValue ?? 0 == 0 { return nil }
-        var configuration = Configuration()
-        configuration.readonly = true
         do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            let queue = try StoreConnection.queue(path: path, readOnly: true)
             defer { try? queue.close() }
             return try queue.read { db in
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")

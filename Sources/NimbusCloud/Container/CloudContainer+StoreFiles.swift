@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Nimbus
 
 extension CloudContainer {
     /// Copies a store file safely (SQLite's backup, consistent even while the store is open
@@ -20,14 +21,12 @@ extension CloudContainer {
         guard FileManager.default.fileExists(atPath: source.path) else {
             throw CloudError(.invalidConfiguration, "no store at \(source.path)")
         }
-        var configuration = Configuration()
-        configuration.readonly = true
-        let from = try DatabaseQueue(path: source.path, configuration: configuration)
+        let from = try StoreConnection.queue(path: source.path, readOnly: true)
         guard try from.read({ try $0.tableExists("Z_METADATA") }) else {
             throw CloudError(.invalidConfiguration, "\(source.path) is not a Nimbus or Core Data store (no Z_METADATA table)")
         }
         do {
-            let to = try DatabaseQueue(path: destination.path)
+            let to = try StoreConnection.queue(path: destination.path)
             try from.backup(to: to)
             if strippingCloudMetadata {
                 try to.write { db in

@@ -70,8 +70,7 @@ extension DeviceCommand {
         func run() async throws {
             try await reportingErrors {
                 let device = try DeviceFolder(path: directory)
-                try await device.settleUnverifiedAccount()
-                let cloud = try device.openContainer()
+                let cloud = try await device.settleUnverifiedAccount() ?? device.openContainer()
                 let summary = try await cloud.syncNow()
                 let pending = try cloud.syncStatus().reduce(0) { $0 + $1.pendingUploads }
                 guard pending == 0 else { throw CloudError(.server, "\(pending) change(s) are still pending after the sync") }
@@ -213,11 +212,11 @@ extension DeviceCommand {
         let device = try DeviceFolder(path: directory)
         // Edits made offline under the current token go first (best effort: the sign-in
         // itself must not fail because the previous account could not sync).
-        try? await device.settleUnverifiedAccount()
+        let settled = try? await device.settleUnverifiedAccount()
         let account = try await CloudAccount.verify(token: token, server: device.configuration.server,
                                                     containerIdentifier: device.configuration.container)
         let accounts = try device.accountsForSignIn()
-        let container = try device.openContainer(accounts: accounts)
+        let container = try settled.flatMap { $0 } ?? device.openContainer(accounts: accounts)
         try accounts.signIn(account)
         try await container.switchAccount(to: account)
         print("\(verb): \(account.identifier)")

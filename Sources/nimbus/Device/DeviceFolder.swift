@@ -100,18 +100,23 @@ struct DeviceFolder {
     /// those edits upload through that replica, and only when nothing is left pending does the
     /// device move to the user's store (its files then go, and the user's store imports from
     /// the server); until then it stays where it was, so nothing is stranded.
-    func settleUnverifiedAccount() async throws {
+    ///
+    /// - Returns: The container it opened (on whichever account it ended), for the caller to
+    ///   go on with: a second container on the same files in one process would only compete
+    ///   with it for the store's locks. `nil` when there was nothing to settle.
+    func settleUnverifiedAccount() async throws -> CloudContainer? {
         let accounts = try self.accounts
         guard let current = accounts.currentAccount, current.identifier.hasPrefix("unverified-"),
               let verified = try? await CloudAccount.verify(token: current.token, server: configuration.server,
                                                             containerIdentifier: configuration.container)
-        else { return }
+        else { return nil }
         let container = try openContainer(accounts: accounts)
         try await container.syncNow()
         let pending = try container.syncStatus().reduce(0) { $0 + $1.pendingUploads }
-        guard pending == 0 else { return }
+        guard pending == 0 else { return container }
         try accounts.signIn(verified)
         try await container.switchAccount(to: verified)
+        return container
     }
 }
 

@@ -129,11 +129,9 @@ public final class MigrationManager: @unchecked Sendable {
     /// A mirrored store keeps sync metadata keyed by its rows, which a new file would lose:
     /// as Core Data's CloudKit stores, it migrates by inferred (lightweight) steps only.
     private func refuseMirroredStore(_ url: URL) throws {
-        var configuration = Configuration()
-        configuration.readonly = true
         let mirrored: Bool
         do {
-            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            let queue = try StoreConnection.queue(path: url.path, readOnly: true)
             defer { try? queue.close() }
             mirrored = try queue.read { db in
                 try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND (name LIKE 'ANIMBUSCLOUD%' OR name LIKE 'ANSCK%'))") ?? false

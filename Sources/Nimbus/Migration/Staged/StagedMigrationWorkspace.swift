@@ -32,9 +32,9 @@ struct StagedMigrationWorkspace {
     func copyStore() throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         do {
-            let source = try DatabaseQueue(path: store.path)
+            let source = try StoreConnection.queue(path: store.path)
             defer { try? source.close() }
-            let destination = try DatabaseQueue(path: copy.path)
+            let destination = try StoreConnection.queue(path: copy.path)
             defer { try? destination.close() }
             try source.backup(to: destination)
         } catch let error as DatabaseError {
@@ -95,7 +95,7 @@ struct StagedMigrationWorkspace {
     func swap() throws {
         // Fold the copy's WAL into its file, so the rename moves everything.
         do {
-            let queue = try DatabaseQueue(path: copy.path)
+            let queue = try StoreConnection.queue(path: copy.path)
             try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
             try queue.close()
         } catch let error as DatabaseError {
