@@ -90,6 +90,62 @@ struct WireJSONTests {
         #expect(Data(body.utf8).withUnsafeBytes { ModifyRecordsRequest.readJSON($0) } == nil)
     }
 
+    @Test("a zone's changes and a modify batch's results read the same as with JSONDecoder")
+    func responsesRead() throws {
+        let record = try FixtureTests.decode(Record.self, "record")
+        var changes = try FixtureTests.decode(FetchZoneChangesResponse.self, "zone-changes-response")
+        changes.records.append(record)
+        for value in Self.trickyValues {
+            changes.records.append(Record(recordName: "r\(changes.records.count)", recordType: "T",
+                                          fields: ["v": Field(value, stamp: Self.stamp), "cleared": Field(nil, stamp: Self.stamp)]))
+        }
+        for body in [try WireJSONWriter.encode(changes), try JSONEncoder().encode(changes), try FixtureTests.fixture("zone-changes-response")] {
+            let fast = try #require(body.withUnsafeBytes { FetchZoneChangesResponse.readJSON($0) })
+            #expect(fast == (try JSONDecoder().decode(FetchZoneChangesResponse.self, from: body)))
+        }
+        #expect(changes.deletions.isEmpty == false, "the fixture should exercise deletions")
+
+        let results = ModifyRecordsResponse(results: [
+            RecordResult(recordName: "A", status: .saved, record: record),
+            RecordResult(recordName: "B", status: .deleted),
+        ], changeToken: ChangeToken(rawValue: "ejEuMS4z"))
+        for body in [try WireJSONWriter.encode(results), try JSONEncoder().encode(results)] {
+            let fast = try #require(body.withUnsafeBytes { ModifyRecordsResponse.readJSON($0) })
+            #expect(fast == results)
+            #expect(fast == (try JSONDecoder().decode(ModifyRecordsResponse.self, from: body)))
+        }
+    }
+
+    /// Answers the fast reader leaves to `JSONDecoder`: any error, and forms it does not handle.
+    static let declinedAnswers: [String] = [
+        "", "{}", "{\"records\": [], \"deletions\": [], \"changeToken\": \"t\"}",
+        "{\"records\": [], \"deletions\": [], \"changeToken\": \"t\", \"moreComing\": 1}",
+        "{\"records\": [], \"deletions\": [{\"recordName\": \"A\"}], \"changeToken\": \"t\", \"moreComing\": false}",
+        "{\"records\": null, \"deletions\": [], \"changeToken\": \"t\", \"moreComing\": false}",
+        "{\"results\": [], \"changeToken\": \"t\", \"error\": {\"code\": \"partialFailure\", \"message\": \"m\"}}",
+        "{\"results\": [{\"recordName\": \"A\", \"status\": \"failed\", \"error\": {\"name\": \"A\", \"code\": \"unknownItem\", \"message\": \"m\"}}], \"changeToken\": \"t\"}",
+        "{\"results\": [{\"recordName\": \"A\", \"status\": \"lost\"}], \"changeToken\": \"t\"}",
+        "{\"results\": [{\"recordName\": \"A\", \"status\": \"saved\", \"status\": \"saved\"}], \"changeToken\": \"t\"}",
+    ]
+
+    @Test("answers outside the fast subset are declined, never read differently", arguments: declinedAnswers)
+    func declinesAnswers(_ body: String) {
+        let data = Data(body.utf8)
+        #expect(data.withUnsafeBytes { FetchZoneChangesResponse.readJSON($0) } == nil)
+        #expect(data.withUnsafeBytes { ModifyRecordsResponse.readJSON($0) } == nil)
+    }
+
+    @Test("a modify answer with null errors and unknown keys reads as JSONDecoder reads it")
+    func acceptedAnswer() throws {
+        let body = Data("""
+            {"future": [1], "error": null, "changeToken": "t2",
+             "results": [{"recordName": "A", "status": "deleted", "record": null, "error": null, "extra": {"x": 1}}]}
+            """.utf8)
+        let fast = try #require(body.withUnsafeBytes { ModifyRecordsResponse.readJSON($0) })
+        #expect(fast == (try JSONDecoder().decode(ModifyRecordsResponse.self, from: body)))
+        #expect(fast.results.first?.status == .deleted)
+    }
+
     @Test("whitespace, unknown keys, nulls and escapes read as JSONDecoder reads them")
     func accepted() throws {
         let body = """

@@ -157,6 +157,12 @@ public struct HTTPTransport: CloudTransport {
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ data: Data, path: String) throws -> T {
+        // Import pages and modify results: a reader that declines anything unusual, so that
+        // JSONDecoder still decides what is accepted and words the errors.
+        if let readable = T.self as? any WireJSONReadable.Type,
+           let value = data.withUnsafeBytes({ readable.readJSON($0) }) as? T {
+            return value
+        }
         do { return try JSONDecoder().decode(type, from: data) } catch {
             throw CloudError(.incompatibleServer, "the server's answer to \(path) is not a \(type): \(error)")
         }

@@ -31,7 +31,7 @@ package enum FieldsJSON {
 
 extension WireJSONReader {
     /// Reads an object whose keys are among `keys`, each at most once.
-    private mutating func members(_ keys: [String], _ member: (inout WireJSONReader, Int) -> Bool) -> Bool {
+    mutating func members(_ keys: [String], _ member: (inout WireJSONReader, Int) -> Bool) -> Bool {
         var seen = 0
         return object { reader, key in
             guard let slot = keys.firstIndex(of: key) else { return reader.skipValue() }
@@ -42,7 +42,7 @@ extension WireJSONReader {
     }
 
     /// A value for a `decodeIfPresent` key: `.some(nil)` for null.
-    private mutating func optional<T>(_ read: (inout WireJSONReader) -> T?) -> T?? {
+    mutating func optional<T>(_ read: (inout WireJSONReader) -> T?) -> T?? {
         if null() { return .some(nil) }
         return read(&self).map { .some($0) }
     }

@@ -216,7 +216,7 @@ extension DeviceCommand {
         let account = try await CloudAccount.verify(token: token, server: device.configuration.server,
                                                     containerIdentifier: device.configuration.container)
         let accounts = try device.accountsForSignIn()
-        let container = try settled.flatMap { $0 } ?? device.openContainer(accounts: accounts)
+        let container = try settled ?? device.openContainer(accounts: accounts)
         try accounts.signIn(account)
         try await container.switchAccount(to: account)
         print("\(verb): \(account.identifier)")
