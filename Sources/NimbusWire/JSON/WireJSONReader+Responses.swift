@@ -38,18 +38,7 @@ extension WireJSONReader {
     }
 
     mutating func deletedRecord() -> DeletedRecord? {
-        var name: String?
-        var stamp: HLCStamp?
-        let ok = members(["recordName", "stamp"]) { reader, slot in
-            if slot == 0 {
-                name = reader.string()
-                return name != nil
-            }
-            stamp = reader.hlcStamp()
-            return stamp != nil
-        }
-        guard ok, let name, let stamp else { return nil }
-        return DeletedRecord(recordName: name, stamp: stamp)
+        nameAndStamp().map { DeletedRecord(recordName: $0.name, stamp: $0.stamp) }
     }
 
     mutating func modifyRecordsResponse() -> ModifyRecordsResponse? {

@@ -177,6 +177,11 @@ extension WireJSONReader {
     }
 
     mutating func recordDeletion() -> RecordDeletion? {
+        nameAndStamp().map { RecordDeletion(recordName: $0.name, stamp: $0.stamp) }
+    }
+
+    /// `{"recordName": …, "stamp": …}`: a deletion, sent or received.
+    mutating func nameAndStamp() -> (name: String, stamp: HLCStamp)? {
         var name: String?
         var stamp: HLCStamp?
         let ok = members(["recordName", "stamp"]) { reader, slot in
@@ -188,7 +193,7 @@ extension WireJSONReader {
             return stamp != nil
         }
         guard ok, let name, let stamp else { return nil }
-        return RecordDeletion(recordName: name, stamp: stamp)
+        return (name, stamp)
     }
 
     mutating func assetReference() -> AssetReference? {
