@@ -101,5 +101,75 @@ struct ConvergenceBugTests {
             #expect(try await device.snapshot("Tag", key: "name")["t2"]?["posts"] == "p1")
         }
     }
-}
+    /// Seed 578: a device makes a tag (unique name, so its record name comes from the name)
+    /// and links a post to it; its first export reaches the server but the answer is lost.
+    /// Another device imports the tag and deletes it. The first device sends the tag again,
+    /// meets the tombstone, and took it for another device's deleted tag of the same name: its
+    /// tag moved to the key's next generation and came back everywhere. Now a save sent before
+    /// that meets a tombstone this device created loses to the deletion.
+    @Test("a unique-keyed object whose first save's answer was lost, then deleted elsewhere, stays deleted")
+    func ownFirstSaveDeletedElsewhere() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let model = try SyncModel.make()
+        let a = try Device(server: server, token: server.tokens[0], model: model)
+        let b = try Device(server: server, token: server.tokens[1], model: model)
+        try await a.edit { context in
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue("t0", forKey: "name")
+            let post = try context.insertNewObject(forEntityName: "Post")
+            post.setValue("p1", forKey: "title")
+            try post.addObjects([tag], toRelationship: "tags")
+        }
+        a.transport.inject(.modifyAnswerLost)
+        await #expect(throws: CloudError.self) { try await a.container.syncNow() }
+        try await b.container.syncNow()
+        #expect(try await b.snapshot("Tag", key: "name").keys.sorted() == ["t0"])
+        try await b.edit { context in
+            for tag in try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) { context.delete(tag) }
+        }
+        try await b.container.syncNow()
+        try await a.container.syncNow()
+        try await a.container.syncNow()
+        #expect(try a.container.syncStatus().first?.pendingUploads == 0)
+        try await b.container.syncNow()
+        for device in [a, b] {
+            #expect(try await device.snapshot("Tag", key: "name").isEmpty)
+            #expect(try await device.snapshot("Post", key: "title")["p1"]?["tags"] == "")
+        }
+    }
 
+    /// The other side of the same rule: a tag made on a device whose first save never reached
+    /// the server, while another device's tag of the same name was deleted, is a new tag. It
+    /// takes the key's next generation and exists everywhere.
+    @Test("a unique-keyed object whose first save never arrived, meeting another device's deleted record, is kept")
+    func lostFirstSaveMeetsOthersTombstone() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let model = try SyncModel.make()
+        let a = try Device(server: server, token: server.tokens[0], model: model)
+        let b = try Device(server: server, token: server.tokens[1], model: model)
+        try await b.edit { context in
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue("t0", forKey: "name")
+        }
+        try await b.container.syncNow()
+        try await b.edit { context in
+            for tag in try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) { context.delete(tag) }
+        }
+        try await b.container.syncNow()
+        try await a.edit { context in
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue("t0", forKey: "name")
+        }
+        a.transport.inject(.modifyFails(CloudError(.network, "test: the first export never arrives")))
+        await #expect(throws: CloudError.self) { try await a.container.syncNow() }
+        try await a.container.syncNow()
+        try await a.container.syncNow()
+        #expect(try a.container.syncStatus().first?.pendingUploads == 0)
+        try await b.container.syncNow()
+        for device in [a, b] {
+            #expect(try await device.snapshot("Tag", key: "name").keys.sorted() == ["t0"])
+        }
+    }
+}

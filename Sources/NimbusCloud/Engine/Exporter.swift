@@ -47,6 +47,7 @@ struct Exporter: Sendable {
             var sending = Duration.zero, recording = Duration.zero
             while !pendingBatches.isEmpty {
                 let batch = pendingBatches.removeFirst()
+                let (firstSaves, sentBefore) = try markFirstSaves(batch, plan: plan)
                 let response: ModifyRecordsResponse
                 do {
                     let sent = ContinuousClock.now
@@ -64,7 +65,8 @@ struct Exporter: Sendable {
                 }
                 outcome.sent += batch.saves.count + batch.deletions.count
                 let recordStarted = ContinuousClock.now
-                let recorded = try record(response, plan: plan)
+                let ownDevice = try await ownDeviceIfNeeded(response, sentBefore: sentBefore)
+                let recorded = try record(response, plan: plan, firstSaves: firstSaves, sentBefore: sentBefore, ownDevice: ownDevice)
                 recording += ContinuousClock.now - recordStarted
                 outcome.confirmed += recorded.confirmed
                 settledThisRound += recorded.settled + recorded.deletedOnServer.count
@@ -216,9 +218,39 @@ struct Exporter: Sendable {
         return row.changeTag == nil
     }
 
+    /// Before a batch goes out, records the first saves of unique-keyed objects in it (see
+    /// ``FirstSaves``); returns them, and those of them sent before.
+    private func markFirstSaves(_ batch: ModifyRecordsRequest, plan: ExportPlan) throws -> (all: Set<String>, sentBefore: Set<String>) {
+        let candidates = batch.saves.compactMap { record -> ObjectKey? in
+            guard case let .object(key, _)? = plan.items[record.recordName],
+                  let entity = mirror.store.entity(number: key.entity),
+                  !(entity.rootEntity.uniquenessConstraints.first ?? []).isEmpty else { return nil }
+            return key
+        }
+        if candidates.isEmpty { return ([], []) }
+        return try mirror.store.writeTransaction { db in
+            var names: [String] = []
+            for key in candidates {
+                if let row = try SyncMetadata.record(entity: key.entity, primaryKey: key.primaryKey, db), row.changeTag == nil {
+                    names.append(row.recordName)
+                }
+            }
+            return (Set(names), try FirstSaves.markSent(names, db))
+        }
+    }
+
+    /// The server's id of this device, asked only when a save sent before met a tombstone.
+    private func ownDeviceIfNeeded(_ response: ModifyRecordsResponse, sentBefore: Set<String>) async throws -> String? {
+        guard response.results.contains(where: { $0.error?.code == .unknownItem && sentBefore.contains($0.recordName) }) else { return nil }
+        return try await mirror.transport.account().deviceID
+    }
+
     /// Records the server's answer; `settled` counts the items no longer pending (an item the
     /// server confirmed but that stays pending for the conflict resolver is not settled).
-    private func record(_ response: ModifyRecordsResponse, plan: ExportPlan) throws -> (confirmed: Int, settled: Int, deletedOnServer: [String], errors: [CloudError]) {
+    /// `sentBefore` and `ownDevice` tell a unique-keyed object's own deleted record from
+    /// another's (see ``FirstSaves``); `firstSaves` are forgotten once confirmed.
+    private func record(_ response: ModifyRecordsResponse, plan: ExportPlan, firstSaves: Set<String>, sentBefore: Set<String>,
+                        ownDevice: String?) throws -> (confirmed: Int, settled: Int, deletedOnServer: [String], errors: [CloudError]) {
         try mirror.store.writeTransaction { db in
             var confirmed = 0
             var settled = 0
@@ -229,6 +261,7 @@ struct Exporter: Sendable {
                 switch (result.status, item) {
                 case let (.saved, .object(key, sent)):
                     if let record = result.record { try Ancestor.merge(record, sent: sent, db) }
+                    if firstSaves.contains(result.recordName) { try FirstSaves.forget(result.recordName, db) }
                     var pending = try SyncMetadata.pendingFields(entity: key.entity, primaryKey: key.primaryKey, db) ?? [:]
                     let entityName = mirror.store.entity(number: key.entity)?.name ?? ""
                     let hasResolver = mirror.resolver(entityName) != nil
@@ -277,7 +310,11 @@ struct Exporter: Sendable {
                         } else if case let .object(key, _) = item {
                             let row = try SyncMetadata.record(named: result.recordName, db)
                             let unique = !(mirror.store.entity(number: key.entity)?.rootEntity.uniquenessConstraints.first ?? []).isEmpty
-                            if unique, row?.changeTag == nil {
+                            // This object's own first save reached the server (its answer was
+                            // lost) and another device deleted the record: deletion wins.
+                            let ownRecordDeleted = sentBefore.contains(result.recordName) && ownDevice != nil
+                                && error?.serverRecord?.created?.device == ownDevice
+                            if unique, row?.changeTag == nil, !ownRecordDeleted {
                                 // A new object whose unique key names a deleted record: it takes
                                 // the key's next generation and goes again (its edits stay pending).
                                 try SyncMetadata.removeRecord(named: result.recordName, db)

@@ -27,7 +27,7 @@ struct ReplicaReset {
                 try db.execute(sql: """
                     DELETE FROM ANIMBUSCLOUDRECORD; DELETE FROM ANIMBUSCLOUDPENDING; DELETE FROM ANIMBUSCLOUDDELETION;
                     DELETE FROM ANIMBUSCLOUDLINK; DELETE FROM ANIMBUSCLOUDTOMBSTONE; DELETE FROM ANIMBUSCLOUDPARKED;
-                    DELETE FROM ANIMBUSCLOUDCONFLICT;
+                    DELETE FROM ANIMBUSCLOUDCONFLICT; DELETE FROM ANIMBUSCLOUDFIRSTSAVE;
                     """)
                 try SyncMetadata.setState(.zoneToken, nil, db)
                 try SyncMetadata.setState(.refetching, nil, db)

@@ -16,6 +16,8 @@ import NimbusWire
 ///   until confirmed.
 /// - `ANIMBUSCLOUDTOMBSTONE`: record names known deleted.
 /// - `ANIMBUSCLOUDPARKED`: records that arrived before a record they refer to.
+/// - `ANIMBUSCLOUDFIRSTSAVE`: unique-keyed records whose first save was sent, not yet
+///   confirmed (see ``FirstSaves``).
 enum SyncMetadata {
     static func prepare(_ db: Database) throws {
         try db.execute(sql: """
@@ -39,6 +41,7 @@ enum SyncMetadata {
             CREATE TABLE IF NOT EXISTS ANIMBUSCLOUDPARKED (ZRECORDNAME TEXT PRIMARY KEY, ZWAITINGFOR TEXT NOT NULL, ZRECORD BLOB NOT NULL);
             CREATE INDEX IF NOT EXISTS ANIMBUSCLOUDPARKED_WAITING ON ANIMBUSCLOUDPARKED (ZWAITINGFOR);
             CREATE TABLE IF NOT EXISTS ANIMBUSCLOUDCONFLICT (ZRECORDNAME TEXT PRIMARY KEY, ZCOUNT INTEGER NOT NULL, ZTIME REAL NOT NULL);
+            CREATE TABLE IF NOT EXISTS ANIMBUSCLOUDFIRSTSAVE (ZRECORDNAME TEXT PRIMARY KEY);
             """)
     }
 
@@ -99,6 +102,7 @@ enum SyncMetadata {
 
     static func removeRecord(named name: String, _ db: Database) throws {
         try db.execute(sql: "DELETE FROM ANIMBUSCLOUDRECORD WHERE ZRECORDNAME = ?", arguments: [name])
+        try FirstSaves.forget(name, db)
         try db.execute(sql: "INSERT OR IGNORE INTO ANIMBUSCLOUDTOMBSTONE (ZRECORDNAME) VALUES (?)", arguments: [name])
     }
 

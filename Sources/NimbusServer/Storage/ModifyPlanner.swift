@@ -125,9 +125,14 @@ package enum ModifyPlanner {
             return .write(incoming.fields)
         }
         if current.isTombstone {
+            // The tombstone goes along (no fields): its creation stamp tells a device whose
+            // first save's answer was lost whether the deleted record was its own.
+            let tombstone = Record(recordName: name, recordType: current.recordType, fields: [:], changeTag: current.changeTag,
+                                   created: current.created, modified: current.modified)
             return .failure(ItemError(
                 name: name, code: .unknownItem,
-                message: "The record '\(name)' was deleted; a deletion wins over later saves. Save under a new record name to recreate it."))
+                message: "The record '\(name)' was deleted; a deletion wins over later saves. Save under a new record name to recreate it.",
+                serverRecord: tombstone))
         }
         if incoming.recordType != current.recordType {
             return .failure(ItemError(

@@ -13,7 +13,9 @@ public struct ItemError: Codable, Hashable, Sendable {
     public var code: WireError.Code
     /// A human-readable explanation.
     public var message: String
-    /// The server's record, for ``WireError/Code/serverRecordChanged``.
+    /// The server's record, for ``WireError/Code/serverRecordChanged``; for
+    /// ``WireError/Code/unknownItem`` on a save over a deleted record, the tombstone (no
+    /// fields; its `created` stamp names the device that first saved the record).
     public var serverRecord: Record?
 
     /// Creates an item error.
