@@ -172,4 +172,57 @@ struct ConvergenceBugTests {
             #expect(try await device.snapshot("Tag", key: "name").keys.sorted() == ["t0"])
         }
     }
+    /// Seeds 568, 574, 604: a device links a post to a tag (unique name) and sends the
+    /// membership; elsewhere the tag is deleted and a tag of the same name made again (the
+    /// key's next generation of record name). When the first device imports that, its tag is
+    /// matched to the new record and keeps the link, but the membership had been sent under
+    /// the deleted record's name, which no other device resolves: the link stayed on that
+    /// device alone. Now the memberships of a matched object go again under its new name.
+    @Test("a link to a tag that another device deleted and made again under the same name reaches every device")
+    func linkToRecreatedUniqueObject() async throws {
+        let server = try await SyncServer(devices: 3)
+        defer { server.stop() }
+        let model = try SyncModel.make()
+        let a = try Device(server: server, token: server.tokens[0], model: model)
+        let b = try Device(server: server, token: server.tokens[1], model: model)
+        let c = try Device(server: server, token: server.tokens[2], model: model)
+        try await a.edit { context in
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue("t2", forKey: "name")
+        }
+        try await a.container.syncNow()
+        try await c.container.syncNow()
+        try await c.edit { context in
+            let tag = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")).first)
+            let post = try context.insertNewObject(forEntityName: "Post")
+            post.setValue("p1", forKey: "title")
+            try post.addObjects([tag], toRelationship: "tags")
+        }
+        try await c.container.syncNow()
+        try await a.edit { context in
+            for tag in try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) { context.delete(tag) }
+        }
+        try await a.edit { context in
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue("t2", forKey: "name")
+        }
+        try await a.container.syncNow()
+        try await c.container.syncNow()
+        try await c.container.syncNow()
+        #expect(try c.container.syncStatus().first?.pendingUploads == 0)
+        try await a.container.syncNow()
+        try await b.container.syncNow()
+        let posts = try await [a, b, c].asyncMap { try await $0.snapshot("Post", key: "title")["p1"]?["tags"] }
+        #expect(Set(posts).count == 1, "the replicas differ: \(posts)")
+        let tags = try await [a, b, c].asyncMap { try await $0.snapshot("Tag", key: "name")["t2"]?["posts"] }
+        #expect(Set(tags).count == 1, "the replicas differ: \(tags)")
+    }
+}
+
+extension Array {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
 }

@@ -227,6 +227,7 @@ struct PageApplier {
         let importAuthor = mirror.importAuthor
         let captureCursorCheck = mirror.store
         let newNames = newObjects.map { ($0.0.objectID, $0.1) }
+        let renamed = Array(remapped)
         let linkRows = linkUpdates.map { ($0.0, $0.1.objectID, $0.2.objectID, $0.3, $0.4) }
         let deviceID = mirror.deviceID
         let conflictNames = Array(Set(conflicted))
@@ -243,6 +244,14 @@ struct PageApplier {
                 let permanentID = permanent[id] ?? id
                 try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDRECORD (ZENTITY, ZPK, ZRECORDNAME) VALUES (?, ?, ?)",
                                arguments: [permanentID.entity.entityNumber, permanentID.primaryKey, name])
+            }
+            // An object matched to a newer record of its unique key had its memberships sent
+            // under its old name, which the other devices no longer resolve (that record was
+            // deleted): they go again under the new one.
+            for id in renamed {
+                try db.execute(sql: """
+                    UPDATE ANIMBUSCLOUDLINK SET ZPENDING = 1 WHERE (ZFIRSTENTITY = ?1 AND ZFIRSTPK = ?2) OR (ZSECONDENTITY = ?1 AND ZSECONDPK = ?2)
+                    """, arguments: [id.entity.entityNumber, id.primaryKey])
             }
             for (_, ancestor) in finalAncestors { try SyncMetadata.confirm(ancestor, db) }
             var clock = try HybridLogicalClock.load(db)
