@@ -34,23 +34,13 @@ struct ConvergenceBugTests {
     /// generation of record name) both go out: the new tag exists everywhere, in step.
     @Test("a unique-keyed object deleted and made again before export does not wedge the device")
     func deleteThenRecreateUniqueKey() async throws {
-        let server = try await SyncServer()
+        let (server, devices) = try await Device.onOneServer(2)
         defer { server.stop() }
-        let model = try SyncModel.make()
-        let a = try Device(server: server, token: server.tokens[0], model: model)
-        let b = try Device(server: server, token: server.tokens[1], model: model)
-        try await a.edit { context in
-            let tag = try context.insertNewObject(forEntityName: "Tag")
-            tag.setValue("swift", forKey: "name")
-        }
+        let (a, b) = (devices[0], devices[1])
+        try await a.insertTag("swift")
         try await a.container.syncNow()
-        try await a.edit { context in
-            for tag in try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) { context.delete(tag) }
-        }
-        try await a.edit { context in
-            let tag = try context.insertNewObject(forEntityName: "Tag")
-            tag.setValue("swift", forKey: "name")
-        }
+        try await a.deleteAllTags()
+        try await a.insertTag("swift")
         try await a.container.syncNow()
         try await a.container.syncNow()
         #expect(try a.container.syncStatus().first?.pendingUploads == 0)
@@ -67,21 +57,13 @@ struct ConvergenceBugTests {
     /// device alone. Now a membership whose end moves to a new name goes again under it.
     @Test("a link to a unique-keyed object that moves to its key's next generation is sent again, not dropped")
     func linkToRenamedUniqueObject() async throws {
-        let server = try await SyncServer()
+        let (server, devices) = try await Device.onOneServer(3)
         defer { server.stop() }
-        let model = try SyncModel.make()
-        let a = try Device(server: server, token: server.tokens[0], model: model)
-        let b = try Device(server: server, token: server.tokens[1], model: model)
-        let c = try Device(server: server, token: server.tokens[0], model: model)
-        try await a.edit { context in
-            let tag = try context.insertNewObject(forEntityName: "Tag")
-            tag.setValue("t2", forKey: "name")
-        }
+        let (a, b, c) = (devices[0], devices[1], devices[2])
+        try await a.insertTag("t2")
         try await a.container.syncNow()
         try await b.container.syncNow()
-        try await b.edit { context in
-            for tag in try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) { context.delete(tag) }
-        }
+        try await b.deleteAllTags()
         try await b.container.syncNow()
         // C has not synced yet: its tag takes the name the deleted one had.
         try await c.edit { context in
@@ -101,6 +83,7 @@ struct ConvergenceBugTests {
             #expect(try await device.snapshot("Tag", key: "name")["t2"]?["posts"] == "p1")
         }
     }
+
     /// Seed 578: a device makes a tag (unique name, so its record name comes from the name)
     /// and links a post to it; its first export reaches the server but the answer is lost.
     /// Another device imports the tag and deletes it. The first device sends the tag again,
@@ -109,11 +92,9 @@ struct ConvergenceBugTests {
     /// that meets a tombstone this device created loses to the deletion.
     @Test("a unique-keyed object whose first save's answer was lost, then deleted elsewhere, stays deleted")
     func ownFirstSaveDeletedElsewhere() async throws {
-        let server = try await SyncServer()
+        let (server, devices) = try await Device.onOneServer(2)
         defer { server.stop() }
-        let model = try SyncModel.make()
-        let a = try Device(server: server, token: server.tokens[0], model: model)
-        let b = try Device(server: server, token: server.tokens[1], model: model)
+        let (a, b) = (devices[0], devices[1])
         try await a.edit { context in
             let tag = try context.insertNewObject(forEntityName: "Tag")
             tag.setValue("t0", forKey: "name")
@@ -125,9 +106,7 @@ struct ConvergenceBugTests {
         await #expect(throws: CloudError.self) { try await a.container.syncNow() }
         try await b.container.syncNow()
         #expect(try await b.snapshot("Tag", key: "name").keys.sorted() == ["t0"])
-        try await b.edit { context in
-            for tag in try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) { context.delete(tag) }
-        }
+        try await b.deleteAllTags()
         try await b.container.syncNow()
         try await a.container.syncNow()
         try await a.container.syncNow()
@@ -144,24 +123,14 @@ struct ConvergenceBugTests {
     /// takes the key's next generation and exists everywhere.
     @Test("a unique-keyed object whose first save never arrived, meeting another device's deleted record, is kept")
     func lostFirstSaveMeetsOthersTombstone() async throws {
-        let server = try await SyncServer()
+        let (server, devices) = try await Device.onOneServer(2)
         defer { server.stop() }
-        let model = try SyncModel.make()
-        let a = try Device(server: server, token: server.tokens[0], model: model)
-        let b = try Device(server: server, token: server.tokens[1], model: model)
-        try await b.edit { context in
-            let tag = try context.insertNewObject(forEntityName: "Tag")
-            tag.setValue("t0", forKey: "name")
-        }
+        let (a, b) = (devices[0], devices[1])
+        try await b.insertTag("t0")
         try await b.container.syncNow()
-        try await b.edit { context in
-            for tag in try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) { context.delete(tag) }
-        }
+        try await b.deleteAllTags()
         try await b.container.syncNow()
-        try await a.edit { context in
-            let tag = try context.insertNewObject(forEntityName: "Tag")
-            tag.setValue("t0", forKey: "name")
-        }
+        try await a.insertTag("t0")
         a.transport.inject(.modifyFails(CloudError(.network, "test: the first export never arrives")))
         await #expect(throws: CloudError.self) { try await a.container.syncNow() }
         try await a.container.syncNow()
@@ -180,16 +149,10 @@ struct ConvergenceBugTests {
     /// device alone. Now the memberships of a matched object go again under its new name.
     @Test("a link to a tag that another device deleted and made again under the same name reaches every device")
     func linkToRecreatedUniqueObject() async throws {
-        let server = try await SyncServer(devices: 3)
+        let (server, devices) = try await Device.onOneServer(3)
         defer { server.stop() }
-        let model = try SyncModel.make()
-        let a = try Device(server: server, token: server.tokens[0], model: model)
-        let b = try Device(server: server, token: server.tokens[1], model: model)
-        let c = try Device(server: server, token: server.tokens[2], model: model)
-        try await a.edit { context in
-            let tag = try context.insertNewObject(forEntityName: "Tag")
-            tag.setValue("t2", forKey: "name")
-        }
+        let (a, b, c) = (devices[0], devices[1], devices[2])
+        try await a.insertTag("t2")
         try await a.container.syncNow()
         try await c.container.syncNow()
         try await c.edit { context in
@@ -199,13 +162,8 @@ struct ConvergenceBugTests {
             try post.addObjects([tag], toRelationship: "tags")
         }
         try await c.container.syncNow()
-        try await a.edit { context in
-            for tag in try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) { context.delete(tag) }
-        }
-        try await a.edit { context in
-            let tag = try context.insertNewObject(forEntityName: "Tag")
-            tag.setValue("t2", forKey: "name")
-        }
+        try await a.deleteAllTags()
+        try await a.insertTag("t2")
         try await a.container.syncNow()
         try await c.container.syncNow()
         try await c.container.syncNow()

@@ -76,6 +76,33 @@ final class Device: @unchecked Sendable {
         }
     }
 
+    /// A server with `count` device tokens of one user, and a device (the sync model) on each.
+    static func onOneServer(_ count: Int) async throws -> (SyncServer, [Device]) {
+        let server = try await SyncServer(devices: count)
+        let model = try SyncModel.make()
+        do {
+            return (server, try server.tokens.map { try Device(server: server, token: $0, model: model) })
+        } catch {
+            server.stop()
+            throw error
+        }
+    }
+
+    /// Saves a new tag (`Tag.name` is unique, so its record name comes from the name).
+    func insertTag(_ name: String) async throws {
+        try await edit { context in
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue(name, forKey: "name")
+        }
+    }
+
+    /// Deletes every tag and saves.
+    func deleteAllTags() async throws {
+        try await edit { context in
+            for tag in try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) { context.delete(tag) }
+        }
+    }
+
     /// Fetches `entity` objects as dictionaries of their attribute values (and related names).
     func snapshot(_ entity: String, key: String) async throws -> [String: [String: String]] {
         let context = container.newBackgroundContext()
