@@ -116,6 +116,21 @@ struct WireJSONTests {
         }
     }
 
+    @Test("field stamps are written as JSONEncoder writes them and read back the same; odd forms decline")
+    func stamps() throws {
+        let stamps = ["title": Self.stamp, "é": HLCStamp(time: -1, device: ""), "CD_entityName": HLCStamp(time: .max, device: "d \" 漢")]
+        let fast = try StampsJSON.encode(stamps)
+        #expect(String(decoding: fast, as: UTF8.self) == (try Self.sortedJSON(stamps)))
+        #expect(fast.withUnsafeBytes { StampsJSON.read($0) } == stamps)
+        #expect(Data("{}".utf8).withUnsafeBytes { StampsJSON.read($0) } == [:])
+        for odd in ["", "[]", "{\"a\": {\"time\": 1}}", "{\"a\": {\"time\": 1, \"device\": \"d\"}, \"a\": {\"time\": 2, \"device\": \"d\"}}"] {
+            #expect(Data(odd.utf8).withUnsafeBytes { StampsJSON.read($0) } == nil)
+        }
+        let record = try FixtureTests.decode(Record.self, "record")
+        let data = try WireJSONWriter.encode(record)
+        #expect(data.withUnsafeBytes { Record.readJSON($0) } == record)
+    }
+
     /// Answers the fast reader leaves to `JSONDecoder`: any error, and forms it does not handle.
     static let declinedAnswers: [String] = [
         "", "{}", "{\"records\": [], \"deletions\": [], \"changeToken\": \"t\"}",

@@ -80,7 +80,7 @@ struct PendingWork {
             """, arguments: [limit])
         for row in rows {
             guard let entity = store.entity(number: row[0]) else { continue }
-            let fields = try WireCoding.decoder.decode([String: HLCStamp].self, from: row[2] as Data)
+            let fields = try WireCoding.stamps(from: row[2] as Data)
             work.objects.append(Object(id: store.objectID(for: entity, primaryKey: row[1]), fields: fields, recordName: row[3]))
         }
         work.objects.sort { depth[$0.id.entity.entityNumber, default: 0] < depth[$1.id.entity.entityNumber, default: 0] }

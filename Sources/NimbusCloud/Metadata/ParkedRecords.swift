@@ -18,7 +18,7 @@ enum ParkedRecords {
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             for data in try Data.fetchAll(db, sql: "SELECT ZRECORD FROM ANIMBUSCLOUDPARKED WHERE ZWAITINGFOR IN (\(marks))",
                                           arguments: StatementArguments(chunk)) {
-                records.append(try WireCoding.decoder.decode(Record.self, from: data))
+                records.append(try WireCoding.record(from: data))
             }
         }
         return records

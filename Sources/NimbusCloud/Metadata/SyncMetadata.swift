@@ -87,7 +87,7 @@ enum SyncMetadata {
 
     private static func recordRow(_ row: Row) -> RecordRow {
         RecordRow(entity: row[0], primaryKey: row[1], recordName: row[2], changeTag: row[3],
-                  ancestor: (row[4] as Data?).flatMap { try? WireCoding.decoder.decode(Record.self, from: $0) })
+                  ancestor: (row[4] as Data?).flatMap { try? WireCoding.record(from: $0) })
     }
 
     static func insertRecord(entity: Int, primaryKey: Int64, name: String, _ db: Database) throws {
@@ -115,7 +115,7 @@ enum SyncMetadata {
     static func pendingFields(entity: Int, primaryKey: Int64, _ db: Database) throws -> [String: HLCStamp]? {
         guard let data = try Data.fetchOne(db, sql: "SELECT ZFIELDS FROM ANIMBUSCLOUDPENDING WHERE ZENTITY = ? AND ZPK = ?",
                                            arguments: [entity, primaryKey]) else { return nil }
-        return try WireCoding.decoder.decode([String: HLCStamp].self, from: data)
+        return try WireCoding.stamps(from: data)
     }
 
     static func setPendingFields(_ fields: [String: HLCStamp], entity: Int, primaryKey: Int64, _ db: Database) throws {
@@ -123,7 +123,7 @@ enum SyncMetadata {
             try db.execute(sql: "DELETE FROM ANIMBUSCLOUDPENDING WHERE ZENTITY = ? AND ZPK = ?", arguments: [entity, primaryKey])
         } else {
             try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDPENDING (ZENTITY, ZPK, ZFIELDS) VALUES (?, ?, ?)",
-                           arguments: [entity, primaryKey, try WireCoding.encoder.encode(fields)])
+                           arguments: [entity, primaryKey, try StampsJSON.encode(fields)])
         }
     }
 
@@ -142,13 +142,19 @@ enum SyncMetadata {
     }
 }
 
-/// The JSON coders for metadata blobs (records and stamps as on the wire). Records are written
-/// with NimbusWire's `WireJSONWriter`, which writes the same bytes as this encoder, faster.
+/// The JSON of metadata blobs (records and stamps as on the wire): written with NimbusWire's
+/// `WireJSONWriter` (the same bytes as `JSONEncoder` with `.sortedKeys`), read with its fast
+/// reader, and with `JSONDecoder` whatever the reader declines.
 enum WireCoding {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }()
     static let decoder = JSONDecoder()
+
+    /// A record blob, read with NimbusWire's fast reader (`JSONDecoder` when it declines).
+    static func record(from data: Data) throws -> Record {
+        try data.withUnsafeBytes { Record.readJSON($0) } ?? decoder.decode(Record.self, from: data)
+    }
+
+    /// A blob of field stamps, read with NimbusWire's fast reader (`JSONDecoder` when it declines).
+    static func stamps(from data: Data) throws -> [String: HLCStamp] {
+        try data.withUnsafeBytes { StampsJSON.read($0) } ?? decoder.decode([String: HLCStamp].self, from: data)
+    }
 }
