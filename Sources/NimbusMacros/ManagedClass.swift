@@ -11,6 +11,8 @@ struct ManagedClass {
     let managedSuperclass: String?
     let entityName: ExprSyntax
     let isAbstract: ExprSyntax
+    /// Whether the class is `final`: no subclass can root a key path at another type.
+    let isFinal: Bool
     let properties: [StoredProperty]
 
     /// Reads the class; reports what it cannot express and returns nil when the class
@@ -53,12 +55,19 @@ struct ManagedClass {
         let (properties, diagnostics) = StoredProperty.all(in: classDecl.memberBlock.members)
         for diagnostic in diagnostics { context?.diagnose(diagnostic) }
         return ManagedClass(name: classDecl.name.text, access: access, managedSuperclass: isRoot ? nil : superclass,
-                            entityName: entityName, isAbstract: isAbstract, properties: properties)
+                            entityName: entityName, isAbstract: isAbstract, isFinal: modifiers.contains("final"), properties: properties)
     }
 
     /// The name of the static that holds the number of slots this class's chain uses.
     static func slotEndName(_ className: String) -> String {
         "__nimbusSlotEnd_" + (className.split(separator: ".").last.map(String.init) ?? className)
+    }
+
+    /// The name of the static that names this class's and its superclasses' properties for a
+    /// key path rooted at the class or at any subclass (`\Photo.caption` for `Media.caption`
+    /// is not `\Media.caption`, so a subclass's naming asks with its own root type).
+    static func propertyNameFunction(_ className: String) -> String {
+        "__nimbusPropertyName_" + (className.split(separator: ".").last.map(String.init) ?? className)
     }
 
     /// The slot expression of the property at `ordinal` among this class's own properties.
@@ -75,8 +84,18 @@ struct ManagedClass {
         let slotNames = managedSuperclass == nil ? ownNames : "super.managedSlotNames + \(ownNames)"
         let parent = managedSuperclass.map { "\($0).managedEntityName" } ?? "nil"
         let declared = properties.map { "            " + schemaCall(for: $0) }.joined(separator: ",\n")
-        let cases = properties.map { "        case \\\(name).\($0.name): \"\($0.name)\"" }.joined(separator: "\n")
-        let fallback = managedSuperclass == nil ? "nil" : "super.propertyName(for: keyPath)"
+        let staticCases = properties.map { "        case \\\(name).\($0.name): return \"\($0.name)\"" }.joined(separator: "\n")
+        let rootCases = properties.map { "            case \\KeyPathRoot.\($0.name): return \"\($0.name)\"" }.joined(separator: "\n")
+        let subclassCases = isFinal || properties.isEmpty ? "" : """
+
+                if root != \(name).self {
+                    switch keyPath {
+            \(rootCases)
+                    default: break
+                    }
+                }
+            """
+        let inherited = managedSuperclass.map { "\($0).\(Self.propertyNameFunction($0))(for: keyPath, root: root)" } ?? "nil"
         let slotEnd = managedSuperclass.map { "\($0).\(Self.slotEndName($0)) + \(properties.count)" } ?? "\(properties.count)"
         return [
             "\(raw: access)\(raw: override)class var managedEntityName: String { \(entityName) }",
@@ -88,12 +107,14 @@ struct ManagedClass {
                 ])
             }
             """,
+            "\(raw: access)\(raw: override)class func propertyName(for keyPath: AnyKeyPath) -> String? { \(raw: Self.propertyNameFunction(name))(for: keyPath, root: Self.self) }",
             """
-            \(raw: access)\(raw: override)class func propertyName(for keyPath: AnyKeyPath) -> String? {
+            \(raw: access)static func \(raw: Self.propertyNameFunction(name))<KeyPathRoot: \(raw: name)>(for keyPath: AnyKeyPath, root: KeyPathRoot.Type) -> String? {
                 switch keyPath {
-            \(raw: cases)
-                default: \(raw: fallback)
-                }
+            \(raw: staticCases)
+                default: break
+                }\(raw: subclassCases)
+                return \(raw: inherited)
             }
             """,
             "\(raw: access)static var \(raw: Self.slotEndName(name)): Int { \(raw: slotEnd) }",

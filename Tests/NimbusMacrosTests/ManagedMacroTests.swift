@@ -106,20 +106,25 @@ struct ManagedMacroTests {
                 }
 
                 public class func propertyName(for keyPath: AnyKeyPath) -> String? {
+                    __nimbusPropertyName_Post(for: keyPath, root: Self.self)
+                }
+
+                public static func __nimbusPropertyName_Post<KeyPathRoot: Post>(for keyPath: AnyKeyPath, root: KeyPathRoot.Type) -> String? {
                     switch keyPath {
                         case \\Post.title:
-                        "title"
+                        return "title"
                         case \\Post.views:
-                        "views"
+                        return "views"
                         case \\Post.tags:
-                        "tags"
+                        return "tags"
                         case \\Post.attachments:
-                        "attachments"
+                        return "attachments"
                         case \\Post.author:
-                        "author"
+                        return "author"
                     default:
-                        nil
+                        break
                     }
+                    return nil
                 }
 
                 public static var __nimbusSlotEnd_Post: Int {

@@ -16,6 +16,17 @@ import Testing
     var width: Int32 = 0
 }
 
+@Managed class Video: Media {
+    var seconds: Double = 0
+}
+
+@Managed class Clip: Video {
+    var source: String?
+}
+
+/// A subclass that adds behaviour only: it keeps Clip's entity and naming.
+final class TrimmedClip: Clip {}
+
 @Managed final class Album: ManagedObject {
     var name: String?
     @Relationship(deleteRule: .cascade, inverse: \Media.album) var items: [Media]
@@ -25,7 +36,7 @@ import Testing
 struct HierarchyTests {
     func context() throws -> (TemporaryDirectory, ManagedObjectContext) {
         let folder = try TemporaryDirectory()
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(Media.self, Photo.self, Album.self))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(Media.self, Photo.self, Video.self, Clip.self, Album.self))
         try coordinator.addPersistentStore(with: PersistentStoreDescription(url: folder.file("Media.sqlite")))
         return (folder, ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator))
     }
@@ -68,6 +79,52 @@ struct HierarchyTests {
             #expect(try wide.execute().count == 1)
             let beach = try FetchRequest<Media>(entityName: "Media", predicate: #Predicate<Media> { $0.caption == "Beach" })
             #expect(try beach.execute().count == 1)
+        }
+    }
+
+    @Test("#Predicate over a subclass names inherited properties, through every level")
+    func inheritedPropertiesInPredicates() throws {
+        #expect(Photo.propertyName(for: \Photo.caption) == "caption")
+        #expect(Photo.propertyName(for: \Photo.album) == "album")
+        #expect(Photo.propertyName(for: \Photo.width) == "width")
+        #expect(Photo.propertyName(for: \Media.caption) == "caption")
+        #expect(Clip.propertyName(for: \Clip.caption) == "caption")
+        #expect(Clip.propertyName(for: \Clip.seconds) == "seconds")
+        #expect(Clip.propertyName(for: \Clip.source) == "source")
+        #expect(TrimmedClip.propertyName(for: \TrimmedClip.seconds) == "seconds")
+        #expect(TrimmedClip.propertyName(for: \TrimmedClip.caption) == "caption")
+        #expect(Media.propertyName(for: \Photo.width) == nil)
+        #expect(Photo.propertyName(for: \Clip.seconds) == nil)
+        #expect(Clip.propertyName(for: \Clip.entity) == nil)
+
+        let (folder, context) = try context()
+        _ = folder
+        try context.performAndWait {
+            let album = Album(context: context)
+            album.name = "Trip"
+            for (caption, width) in [("Beach", 1024), ("Hills", 640), ("Beach at night", 2048)] {
+                let photo = Photo(context: context)
+                photo.caption = caption
+                photo.width = Int32(width)
+                photo.album = album
+            }
+            let clip = Clip(context: context)
+            clip.caption = "Beach"
+            clip.seconds = 12
+            clip.source = "phone"
+            try context.save()
+            context.reset()
+
+            let beachPhotos = try FetchRequest<Photo>(entityName: "Photo", predicate: #Predicate<Photo> {
+                $0.caption?.starts(with: "Beach") == true && $0.width > 1000
+            })
+            #expect(try beachPhotos.execute().compactMap(\.caption).sorted() == ["Beach", "Beach at night"])
+            let inAlbum = try FetchRequest<Photo>(entityName: "Photo", predicate: #Predicate<Photo> { $0.album?.name == "Trip" })
+            #expect(try inAlbum.execute().count == 3)
+            let longClips = try FetchRequest<Clip>(entityName: "Clip", predicate: #Predicate<Clip> { $0.caption == "Beach" && $0.seconds > 10 })
+            #expect(try longClips.execute().count == 1)
+            let fromPhones = try FetchRequest<Clip>(entityName: "Clip", predicate: #Predicate<Clip> { $0.source == "phone" })
+            #expect(try fromPhones.execute().map(\.seconds) == [12])
         }
     }
 }
