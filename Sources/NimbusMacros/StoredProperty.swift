@@ -96,7 +96,8 @@ struct StoredProperty {
             return .failed(problems)
         }
         let shape: Shape
-        switch classify(type) {
+        let markedTransformable = attributeArguments?.contains { $0.label == nil && $0.expression.trimmedDescription == ".transformable" } ?? false
+        switch classify(type, markedTransformable: markedTransformable) {
         case let .success(found): shape = found
         case let .failure(why):
             problems.append(Diagnostic(node: type, message: ManagedDiagnostic.unsupportedType(name, type.trimmedDescription, why.why)))
@@ -116,10 +117,16 @@ struct StoredProperty {
     struct Unsupported: Error { let why: String }
 
     /// What a declared type makes of a property, or why it cannot be stored.
-    static func classify(_ type: TypeSyntax) -> Result<Shape, Unsupported> {
+    ///
+    /// A collection is a to-many relationship, unless it holds values (`[String]`,
+    /// `Set<UUID>`, `[String: Int]`) or the property is marked `@Attribute(.transformable)`:
+    /// then it is a transformable attribute (`ManagedTransformable`).
+    static func classify(_ type: TypeSyntax, markedTransformable: Bool = false) -> Result<Shape, Unsupported> {
         if let optional = type.as(OptionalTypeSyntax.self) {
+            if isValueCollection(optional.wrappedType, markedTransformable: markedTransformable) { return .success(.optional(optional.wrappedType.trimmed)) }
             return plain(optional.wrappedType, "a property is optional once (T?, not T??)").map { .optional($0) }
         }
+        if isValueCollection(type, markedTransformable: markedTransformable) { return .success(.required(type.trimmed)) }
         if type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
             return .failure(Unsupported(why: "declare it optional (T?) instead of implicitly unwrapped (T!)"))
         }
@@ -138,12 +145,42 @@ struct StoredProperty {
         return plain(type, "").map { .required($0) }
     }
 
+    /// The Swift types of attributes: a collection of them holds values, not objects.
+    static let valueTypeNames: Set<String> = [
+        "String", "Int", "Int16", "Int32", "Int64", "Double", "Float", "Bool", "Decimal", "Date", "Data", "UUID", "URL",
+    ].reduce(into: []) { names, name in
+        names.insert(name)
+        names.insert("Foundation." + name)
+        names.insert("Swift." + name)
+    }
+
+    /// Whether a type is an array, set or dictionary stored as one transformable attribute:
+    /// its elements are value types, or the property says so with `@Attribute(.transformable)`.
+    static func isValueCollection(_ type: TypeSyntax, markedTransformable: Bool) -> Bool {
+        let elements: [TypeSyntax]
+        if let array = type.as(ArrayTypeSyntax.self) {
+            elements = [array.element]
+        } else if let dictionary = type.as(DictionaryTypeSyntax.self) {
+            elements = [dictionary.key, dictionary.value]
+        } else if let identifier = type.as(IdentifierTypeSyntax.self), ["Array", "Set", "Dictionary"].contains(identifier.name.text),
+                  let arguments = identifier.genericArgumentClause?.arguments {
+            elements = arguments.compactMap { argument in
+                if case let .type(type) = argument.argument { return type }
+                return nil
+            }
+        } else {
+            return false
+        }
+        if markedTransformable { return true }
+        return elements.allSatisfy { valueTypeNames.contains($0.trimmedDescription) || isValueCollection($0, markedTransformable: false) }
+    }
+
     private static func plain(_ type: TypeSyntax, _ optionalReason: String) -> Result<TypeSyntax, Unsupported> {
         if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
             return .failure(Unsupported(why: optionalReason))
         }
         if type.is(DictionaryTypeSyntax.self) {
-            return .failure(Unsupported(why: "a dictionary is no attribute type; model its entries as an entity, or store encoded Data"))
+            return .failure(Unsupported(why: "a dictionary of other than value types is stored when marked @Attribute(.transformable) (a transformable attribute of Codable values)"))
         }
         if type.is(TupleTypeSyntax.self) {
             return .failure(Unsupported(why: "a tuple is no attribute type; declare one property per element"))
@@ -156,10 +193,10 @@ struct StoredProperty {
         }
         if let array = type.as(ArrayTypeSyntax.self) {
             _ = array
-            return .failure(Unsupported(why: "nested collections are no attribute type"))
+            return .failure(Unsupported(why: "a nested collection is stored when marked @Attribute(.transformable) (a transformable attribute of Codable values)"))
         }
         if let identifier = type.as(IdentifierTypeSyntax.self), ["Set", "Array", "Dictionary"].contains(identifier.name.text) {
-            return .failure(Unsupported(why: "nested collections are no attribute type"))
+            return .failure(Unsupported(why: "a nested collection is stored when marked @Attribute(.transformable) (a transformable attribute of Codable values)"))
         }
         return .success(type.trimmed)
     }

@@ -56,7 +56,7 @@ struct ManagedDiagnosticsTests {
             @Managed final class Post: ManagedObject {
                 let identifier: UUID?
                 var untyped = 3
-                var tally: [String: Int]
+                var tally: [String: Tag]
                 var pair: (Int, Int)
                 var legacy: String!
                 var nested: Int??
@@ -73,7 +73,7 @@ struct ManagedDiagnosticsTests {
         #expect(messages == [
             "'identifier' is a let: properties of a managed object change, declare it with var",
             "give 'untyped' an explicit type: @Managed derives the entity from declared types",
-            "'tally' has type [String: Int], which an entity cannot hold: a dictionary is no attribute type; model its entries as an entity, or store encoded Data",
+            "'tally' has type [String: Tag], which an entity cannot hold: a dictionary of other than value types is stored when marked @Attribute(.transformable) (a transformable attribute of Codable values)",
             "'pair' has type (Int, Int), which an entity cannot hold: a tuple is no attribute type; declare one property per element",
             "'legacy' has type String!, which an entity cannot hold: declare it optional (T?) instead of implicitly unwrapped (T!)",
             "'nested' has type Int??, which an entity cannot hold: a property is optional once (T?, not T??)",
@@ -95,6 +95,10 @@ struct ManagedDiagnosticsTests {
                 var views: Int64 = 0
                 var tags: Set<Tag>
                 var author: Person?
+                var keywords: [String]
+                var scores: [String: Double]?
+                var visitors: Set<UUID>
+                @Attribute(.transformable) var strokes: [Stroke]?
             }
             """).isEmpty)
     }

@@ -19,8 +19,9 @@ import Foundation
 /// }
 /// ```
 ///
-/// What `@Managed` cannot hold (transformable attributes) is left out with a comment
-/// naming it; such properties stay readable with `value(forKey:)`.
+/// Transformable attributes are left out with a comment naming them: the model does not say
+/// which Swift type they hold. Declare each with your `Codable` type conforming to
+/// ``ManagedTransformable``, or read it with `value(forKey:)`.
 public struct ManagedCodeGenerator: Sendable {
     /// What the generated files declare.
     public enum Style: String, Sendable, CaseIterable {
@@ -88,7 +89,7 @@ public struct ManagedCodeGenerator: Sendable {
 
     private func attributeLines(_ attribute: AttributeDescription, _ entity: EntityDescription) -> [String] {
         guard let type = Self.swiftType(attribute.type) else {
-            return ["    // \(attribute.name): a \(attribute.type.rawValue) attribute has no typed accessor; use value(forKey: \"\(attribute.name)\")"]
+            return ["    // \(attribute.name): a \(attribute.type.rawValue) attribute: declare it with your Codable type (ManagedTransformable), or use value(forKey: \"\(attribute.name)\")"]
         }
         var options: [String] = []
         if entity.uniquenessConstraints.contains([attribute.name]) { options.append(".unique") }
@@ -132,7 +133,7 @@ public struct ManagedCodeGenerator: Sendable {
         var lines = [Self.header, "extension \(name) {"]
         for attribute in entity.declaredAttributes.sorted(by: { $0.name < $1.name }) {
             guard let type = Self.swiftType(attribute.type) else {
-                lines.append("    // \(attribute.name): a \(attribute.type.rawValue) attribute has no typed accessor; use value(forKey: \"\(attribute.name)\")")
+                lines.append("    // \(attribute.name): a \(attribute.type.rawValue) attribute: declare it with your Codable type (ManagedTransformable), or use value(forKey: \"\(attribute.name)\")")
                 continue
             }
             let optional = attribute.isOptional ? "?" : ""

@@ -1,6 +1,7 @@
 /// Builds the entity of a `@Managed` class from its declarations; the code the macro writes
 /// calls it, so each property's kind follows from its Swift type (an attribute for a
-/// ``ManagedAttributeValue``, a relationship for a ``ManagedEntityClass``).
+/// ``ManagedAttributeValue``, transformable for a ``ManagedTransformable``, a relationship
+/// for a ``ManagedEntityClass``).
 ///
 /// For example, the macro turns
 ///
@@ -36,6 +37,10 @@ public enum ManagedSchema {
                                              preservesValueInHistoryOnDeletion: options.options.contains(.preservesValueOnDeletion),
                                              renamingIdentifier: options.originalName,
                                              isIndexedBySpotlight: options.options.contains(.spotlight))
+        if let transformable = Value.self as? any ManagedTransformable.Type {
+            attribute.valueTransformerName = transformable.managedTransformerName
+            transformable.registerTransformer()
+        }
         attribute.defaultValue = defaultValue?.managedValue
         var declared = DeclaredProperty(property: .attribute(attribute))
         declared.isUnique = options.options.contains(.unique)
@@ -115,6 +120,10 @@ public enum ManagedAttributeOption: Sendable, Hashable {
     case preservesValueOnDeletion
     /// The text goes into the store's search index.
     case spotlight
+    /// A collection (`[Point]`, `[String: [Int]]`) is one transformable attribute of
+    /// `Codable` values rather than a to-many relationship; collections of plain values
+    /// (`[String]`, `Set<UUID>`) are without it (``ManagedTransformable``).
+    case transformable
 }
 
 extension ManagedSchema {

@@ -11,7 +11,7 @@ import Synchronization
 /// ValueTransformers.register(Palette.self, as: "PaletteTransformer")
 /// ```
 ///
-/// Values are stored as JSON. An attribute without a registered transformer keeps its raw
+/// Values are stored as JSON (sorted keys). An attribute without a registered transformer keeps its raw
 /// `Data`.
 public enum ValueTransformers {
     private struct Coder: Sendable {
@@ -21,16 +21,39 @@ public enum ValueTransformers {
 
     private static let registry = Mutex<[String: Coder]>([:])
 
+    /// The JSON encoder of stored values: sorted keys, so an equal value always writes equal
+    /// bytes (setting it again is no change, and devices agree on it); infinities and NaN as
+    /// strings rather than failing.
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        return encoder
+    }
+
+    /// The JSON decoder of stored values (reads what ``encoder`` writes).
+    static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        return decoder
+    }
+
     /// Registers a `Codable` type under a transformer name.
     public static func register<T: Codable & Sendable>(_ type: T.Type, as name: String) {
+        registerCodable(type, as: name)
+    }
+
+    /// Registers a `Codable` type (values cross no thread here: each is encoded or decoded
+    /// where it is used).
+    static func registerCodable<T: Codable>(_ type: T.Type, as name: String) {
         let coder = Coder(
             encode: { value in
                 guard let typed = value as? T else {
                     throw NimbusError(.typeMismatch, "\(Swift.type(of: value)) is not \(T.self), the type registered as \(name)")
                 }
-                return try JSONEncoder().encode(typed)
+                return try encoder.encode(typed)
             },
-            decode: { data in try JSONDecoder().decode(T.self, from: data) }
+            decode: { data in try decoder.decode(T.self, from: data) }
         )
         registry.withLock { $0[name] = coder }
     }

@@ -14,7 +14,7 @@ public final class Post: ManagedObject {
     public var identifier: UUID = UUID(uuidString: "7C9E6679-7425-40DE-944B-E07FC1F90AE7")!
     public var isDraft: Bool = true
     public var link: URL? = URL(string: "https://example.com/posts")!
-    // metadata: a transformable attribute has no typed accessor; use value(forKey: "metadata")
+    // metadata: a transformable attribute: declare it with your Codable type (ManagedTransformable), or use value(forKey: "metadata")
     public var price: Decimal? = Decimal(string: "9.99")!
     public var rating: Int16 = 0
     public var score: Double = 1.5
