@@ -18,7 +18,11 @@ while let argument = arguments.next() {
     case "--only": only.insert(arguments.next() ?? "")
     case "--contender":
         let name = arguments.next() ?? ""
-        contenders = Contender.allCases.filter { $0.rawValue == name }
+        contenders = Contender.allCases.filter { $0.rawValue.caseInsensitiveCompare(name) == .orderedSame }
+        if contenders.isEmpty {
+            FileHandle.standardError.write(Data("unknown contender \(name); one of: \(Contender.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8))
+            exit(2)
+        }
     default:
         FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
         exit(2)
