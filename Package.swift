@@ -111,7 +111,7 @@ let package = Package(
         .executableTarget(name: "DurabilityWorker", dependencies: ["Nimbus", "NimbusTesting"], path: "Tests/DurabilityWorker"),
         // A process that uses a context off its queue, for the queue-confinement tests.
         .executableTarget(name: "ConfinementWorker", dependencies: ["Nimbus"], path: "Tests/ConfinementWorker"),
-        .testTarget(name: "NimbusCLITests", dependencies: ["nimbus"]),
+        .testTarget(name: "NimbusCLITests", dependencies: ["nimbus", "NimbusTesting"]),
         // The sample app from the seeds, syncing through CloudContainer as an app would.
         .executableTarget(name: "PostsSync", dependencies: ["Nimbus", "NimbusCloud"], path: "Examples/PostsSync"),
         .testTarget(

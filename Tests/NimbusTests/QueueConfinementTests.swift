@@ -1,4 +1,5 @@
 import Foundation
+import NimbusTesting
 import Testing
 
 /// Using a context or its objects off the context's queue stops the process with a message
@@ -24,13 +25,7 @@ struct QueueConfinementTests {
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let (stdout, stderr) = try process.runCapturingOutput()
         return (process.terminationStatus, process.terminationReason,
                 String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }
