@@ -62,7 +62,10 @@ struct ConvergenceTests {
         var clusters: [ConvergencePostgres] = []
         defer { for cluster in clusters { cluster.destroy() } }
         try await Self.runSeeds(seeds) { seed in
-            // A cluster per seed, so that each seed starts from an empty database.
+            // A cluster per seed, so that each seed starts from an empty database; the
+            // previous seed's is done with (a long sweep would otherwise keep hundreds running).
+            for cluster in clusters { cluster.destroy() }
+            clusters.removeAll()
             let cluster = try ConvergencePostgres()
             clusters.append(cluster)
             var configuration = Self.configuration(seed)
