@@ -52,6 +52,31 @@ struct AccountContainerTests {
         #expect(container.loadedAccountIdentifier == nil)
     }
 
+    @Test("switches started at once (a provider's change and explicit calls) run one after another")
+    func simultaneousSwitches() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let folder = try TemporaryDirectory()
+        let accounts = try SavedAccountProvider(file: nil)
+        let alice = try await CloudAccount.verify(token: server.tokens[0], server: server.url, containerIdentifier: "app")
+        let container = try Self.container(server, folder: folder, accounts: accounts, asynchronous: false)
+        try await container.loadPersistentStores()
+        for round in 0..<12 {
+            let target: CloudAccount? = round.isMultiple(of: 2) ? alice : nil
+            // What `nimbus device login` does: the provider's change starts one switch, the
+            // command another; here with more callers at once, from several threads.
+            if let target { try accounts.signIn(target) } else { try accounts.signOut() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 { group.addTask { try await container.switchAccount(to: target) } }
+                try await group.waitForAll()
+            }
+            #expect(container.loadedAccountIdentifier == target?.identifier, "round \(round)")
+            let paths = container.persistentStoreCoordinator.persistentStores.compactMap { $0.url?.path }
+            #expect(paths.count == 1, "round \(round): \(paths)")
+            #expect(paths.allSatisfy { $0.contains("/accounts/alice/") == (target != nil) }, "round \(round): \(paths)")
+        }
+    }
+
     @Test("without an account the local store can be read-only, with a clear error on save")
     func readOnlyWithoutAccount() async throws {
         let server = try await SyncServer()

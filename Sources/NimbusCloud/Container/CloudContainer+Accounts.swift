@@ -20,9 +20,7 @@ extension CloudContainer {
         for template in templates where template.url == nil {
             throw CloudError(.invalidConfiguration, "a mirrored store with an account provider needs a store URL")
         }
-        var state = accountState
-        state.templates = templates
-        accountState = state
+        updateAccountState { $0.templates = templates }
         let account = provider.currentAccount
         if account != nil && setsUpAccountStoresAsynchronously {
             // Usable at once on the local store; the account's store follows (seed 000).
@@ -52,7 +50,7 @@ extension CloudContainer {
     /// sign-in moving what was saved locally into the account — resets `viewContext` and
     /// posts ``storesDidChangeNotification``. Switches run one after another.
     public func switchAccount(to account: CloudAccount?) async throws {
-        let task = state(update: { state -> Task<Void, any Error> in
+        let task = updateAccountState { state -> Task<Void, any Error> in
             let previous = state.running
             let task = Task<Void, any Error> {
                 _ = try? await previous?.value
@@ -60,15 +58,8 @@ extension CloudContainer {
             }
             state.running = task
             return task
-        })
+        }
         try await task.value
-    }
-
-    private func state<T>(update: (inout AccountState) -> T) -> T {
-        var state = accountState
-        let result = update(&state)
-        accountState = state
-        return result
     }
 
     private func performSwitch(to account: CloudAccount?) async throws {
@@ -135,12 +126,12 @@ extension CloudContainer {
             for store in stores { try mirror(store) }
             try removeMovedOriginals(from: try storePlan(for: nil), into: stores)
         }
-        var state = accountState
-        state.stores = stores
-        state.accountIdentifier = account?.identifier
-        state.token = account?.token
-        state.isLoaded = true
-        accountState = state
+        updateAccountState { state in
+            state.stores = stores
+            state.accountIdentifier = account?.identifier
+            state.token = account?.token
+            state.isLoaded = true
+        }
         let log = "Using local storage: \(account == nil ? 1 : 0)"
         if Self.logLevel <= .notice || ProcessInfo.processInfo.environment["NIMBUS_SYNC_LOG"] != nil {
             FileHandle.standardError.write(Data("NimbusCloud: \(log)\n".utf8))

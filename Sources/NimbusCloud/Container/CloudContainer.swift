@@ -48,9 +48,15 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
         var accounts = AccountState()
     }
 
-    var accountState: AccountState {
-        get { state.withLock { $0.accounts } }
-        set { state.withLock { $0.accounts = newValue } }
+    /// The account state as it is now (read-only: change it with ``updateAccountState(_:)``).
+    var accountState: AccountState { state.withLock { $0.accounts } }
+
+    /// Changes the account state in one step under the container's lock: a read and a write
+    /// apart would let two switches started at once (an account provider's change and an
+    /// explicit `switchAccount`) both miss the other's task and swap the stores twice.
+    @discardableResult
+    func updateAccountState<T>(_ update: (inout AccountState) throws -> T) rethrows -> T {
+        try state.withLock { try update(&$0.accounts) }
     }
 
     /// Stops and forgets the engine of a store about to be removed.
