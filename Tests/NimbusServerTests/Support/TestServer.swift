@@ -48,9 +48,23 @@ final class TestServer: Sendable {
         let app = try await NimbusServerApp.make(configuration: configuration, clock: clock, logger: logger) { port in
             continuation.yield(port)
         }
-        let task = Task { try await app.runWithoutSignals() }
+        let task = Task {
+            // A server that fails before it listens ends the stream, so the wait below ends
+            // with its error instead of waiting forever.
+            defer { continuation.finish() }
+            try await app.runWithoutSignals()
+        }
         var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw HarnessError("the server did not start") }
+        guard let port = await iterator.next() else {
+            let reason: String
+            do {
+                try await task.value
+                reason = "it stopped without listening"
+            } catch {
+                reason = "\(error)"
+            }
+            throw HarnessError("the server did not start: \(reason)")
+        }
         let server = TestServer(port: port, dataDirectory: directory, services: app.services, task: task)
         registry.register(server)
         return server
