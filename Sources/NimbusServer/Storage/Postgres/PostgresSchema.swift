@@ -56,7 +56,7 @@ enum PostgresSchema {
     ]
 
     static func migrate(_ storage: PostgresStorage, logger: Logger) async throws {
-        try await storage.transaction { connection in
+        try await storage.transaction(deadlines: .migration) { connection in
             try await connection.run("SELECT pg_advisory_xact_lock(7243001)", logger: logger)
             try await connection.run(
                 "CREATE TABLE IF NOT EXISTS nimbus_schema(version INT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",

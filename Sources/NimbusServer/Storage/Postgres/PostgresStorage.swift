@@ -164,6 +164,21 @@ extension PostgresStorage {
     /// after many minutes.
     static let operationDeadline: Duration = .seconds(10)
 
+    /// The two bounds of one use of a pooled connection.
+    struct Deadlines: Sendable {
+        /// How long to wait for a connection.
+        var lease: Duration
+        /// How long a started operation may run; nil: as long as it takes.
+        var operation: Duration?
+
+        /// A request's: ``leaseDeadline`` and ``operationDeadline``.
+        static let request = Deadlines(lease: PostgresStorage.leaseDeadline, operation: PostgresStorage.operationDeadline)
+        /// Schema migrations at start-up: PostgreSQL may still be starting, and a migration
+        /// over a large table takes as long as it takes (a request's ten seconds would fail the
+        /// start of a server upgraded over a big database).
+        static let migration = Deadlines(lease: .seconds(60), operation: nil)
+    }
+
     /// Runs `body` between `BEGIN` and `COMMIT` on one pooled connection. When `body` throws,
     /// the transaction is rolled back and the body's error is rethrown.
     ///
@@ -172,9 +187,11 @@ extension PostgresStorage {
     /// `PostgresConnection.run(_:logger:)`). Here every statement fails fast on a closed
     /// connection, and a `ROLLBACK` that fails on an open one closes the connection, so that
     /// the pool never hands out a session left inside an aborted transaction.
-    func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    func transaction<Result: Sendable>(
+        deadlines: Deadlines = .request, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         let logger = self.logger
-        return try await connection { connection in
+        return try await connection(deadlines: deadlines) { connection in
             try await connection.run("BEGIN", logger: logger)
             let result: Result
             do {
@@ -198,11 +215,13 @@ extension PostgresStorage {
         try await connection { connection in try await connection.run(query, logger: logger) }
     }
 
-    /// Runs `body` with a pooled connection. When no connection is leased within
-    /// ``leaseDeadline`` (PostgreSQL is down or restarting) the request fails with the
-    /// retryable `serviceUnavailable`; once `body` has started it is cut short only after
-    /// ``operationDeadline``.
-    func connection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    /// Runs `body` with a pooled connection. When no connection is leased within the lease
+    /// deadline (``leaseDeadline`` for a request: PostgreSQL is down or restarting) the request
+    /// fails with the retryable `serviceUnavailable`; once `body` has started it is cut short
+    /// only after the operation deadline (``operationDeadline`` for a request).
+    func connection<Result: Sendable>(
+        deadlines: Deadlines = .request, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         let state = NIOLockedValueBox<(started: Bool, finished: Bool)>((false, false))
         let client = self.client
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
@@ -235,11 +254,12 @@ extension PostgresStorage {
                 }
             }
             Task {
-                try? await Task.sleep(for: Self.leaseDeadline)
+                try? await Task.sleep(for: deadlines.lease)
                 finish(
                     .failure(WireError(.serviceUnavailable, "No database connection is available; retry shortly.", retryAfter: 1)),
                     onlyIfNotStarted: true)
-                try? await Task.sleep(for: Self.operationDeadline - Self.leaseDeadline)
+                guard let operation = deadlines.operation else { return }
+                try? await Task.sleep(for: operation - deadlines.lease)
                 finish(
                     .failure(WireError(.serviceUnavailable, "The database stopped answering; retry shortly.", retryAfter: 1)),
                     onlyIfNotStarted: false)
