@@ -26,6 +26,30 @@ struct ConvergenceBugTests {
         #expect(try a.container.syncStatus().first?.pendingUploads == 0)
     }
 
+    /// Seed 1012 (session 6): a device makes tag "t2", its export is lost, and it deletes the
+    /// tag; the deletion of a record the server never had is settled (bug 1), but the device
+    /// still remembered the record name as deleted. Another device then made a tag "t2", which
+    /// the server stores under that same name (nothing was ever deleted there); the first
+    /// device ignored it as a record it had deleted, and the replicas differed for good. Now a
+    /// deletion the server answers "no such record" forgets the name.
+    @Test("a tag made elsewhere under the name of a deletion the server never saw reaches the deleting device")
+    func uniqueKeyAfterUnsentDeletion() async throws {
+        let (server, devices) = try await Device.onOneServer(2)
+        defer { server.stop() }
+        let (a, b) = (devices[0], devices[1])
+        try await a.insertTag("t2")
+        a.transport.inject(.modifyFails(CloudError(.network, "test: the first export is lost")))
+        await #expect(throws: CloudError.self) { try await a.container.syncNow() }
+        try await a.deleteAllTags()
+        try await a.container.syncNow()
+        #expect(try a.container.syncStatus().first?.pendingUploads == 0)
+        try await b.insertTag("t2")
+        try await b.container.syncNow()
+        try await a.container.syncNow()
+        #expect(try await a.snapshot("Tag", key: "name").keys.sorted() == ["t2"])
+        #expect(try await b.snapshot("Tag", key: "name").keys.sorted() == ["t2"])
+    }
+
     /// Seed 117: a device deletes a tag (unique name, so its record name comes from the
     /// name), and makes a tag of the same name before the deletion is exported. The batch then
     /// held a save and a deletion of one record, the server refused it whole

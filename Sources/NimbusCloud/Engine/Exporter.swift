@@ -330,8 +330,12 @@ struct Exporter: Sendable {
                             deletedOnServer.append(result.recordName)
                         } else if case .deletion = item {
                             // The server never had the record (its save never arrived): nothing
-                            // is left to delete, and the deletion is settled.
+                            // is left to delete, and the deletion is settled. The name was never
+                            // used there, so it is not remembered as deleted either: another
+                            // device's object may take it (a unique key made again), and its
+                            // records must not be ignored here.
                             try db.execute(sql: "DELETE FROM ANIMBUSCLOUDDELETION WHERE ZRECORDNAME = ?", arguments: [result.recordName])
+                            try SyncMetadata.forgetTombstone(named: result.recordName, db)
                             confirmed += 1
                             settled += 1
                         }

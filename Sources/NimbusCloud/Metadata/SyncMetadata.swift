@@ -106,6 +106,11 @@ enum SyncMetadata {
         try db.execute(sql: "INSERT OR IGNORE INTO ANIMBUSCLOUDTOMBSTONE (ZRECORDNAME) VALUES (?)", arguments: [name])
     }
 
+    /// Forgets that a record name was deleted (the server never had the record).
+    static func forgetTombstone(named name: String, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM ANIMBUSCLOUDTOMBSTONE WHERE ZRECORDNAME = ?", arguments: [name])
+    }
+
     static func isTombstoned(_ name: String, _ db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM ANIMBUSCLOUDTOMBSTONE WHERE ZRECORDNAME = ?)", arguments: [name]) ?? false
     }
