@@ -225,7 +225,10 @@ extension NimbusError {
         case .SQLITE_CORRUPT:
             return NimbusError(.corruptStore, "the database\(place) is corrupt", underlying: error)
         case .SQLITE_READONLY:
-            return NimbusError(.readOnlyStore, "the store\(place) is read-only", underlying: error)
+            // The extended code tells a read-only file from a moved one or a WAL that needs
+            // recovery (SQLITE_READONLY_DBMOVED, _RECOVERY, _CANTINIT).
+            let detail = error.extendedResultCode == error.resultCode ? "" : " (\(error.extendedResultCode))"
+            return NimbusError(.readOnlyStore, "the store\(place) is read-only\(detail)", underlying: error)
         case .SQLITE_CANTOPEN:
             return NimbusError(.io, "cannot open the database\(place)", underlying: error)
         case .SQLITE_MISMATCH:
