@@ -58,16 +58,21 @@ struct ManagedClass {
                             entityName: entityName, isAbstract: isAbstract, isFinal: modifiers.contains("final"), properties: properties)
     }
 
+    /// A class name without its module (`Blog.Post` → `Post`), for the names of generated members.
+    static func unqualified(_ className: String) -> String {
+        className.split(separator: ".").last.map(String.init) ?? className
+    }
+
     /// The name of the static that holds the number of slots this class's chain uses.
     static func slotEndName(_ className: String) -> String {
-        "__nimbusSlotEnd_" + (className.split(separator: ".").last.map(String.init) ?? className)
+        "__nimbusSlotEnd_" + unqualified(className)
     }
 
     /// The name of the static that names this class's and its superclasses' properties for a
     /// key path rooted at the class or at any subclass (`\Photo.caption` for `Media.caption`
     /// is not `\Media.caption`, so a subclass's naming asks with its own root type).
     static func propertyNameFunction(_ className: String) -> String {
-        "__nimbusPropertyName_" + (className.split(separator: ".").last.map(String.init) ?? className)
+        "__nimbusPropertyName_" + unqualified(className)
     }
 
     /// The slot expression of the property at `ordinal` among this class's own properties.
