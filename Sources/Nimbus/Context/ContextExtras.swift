@@ -29,8 +29,8 @@ struct ObjectState {
     let objectID: ManagedObjectID
     let values: [PropertyValue]?
     var flags: ManagedObject.Flags
-    let loadedToMany: Set<Int>
-    let committedToMany: [Int: [ManagedObjectID]]
+    let loadedToMany: PropertyIndexSet
+    let committedToMany: PropertyIndexMap<[ManagedObjectID]>
 
     /// The object's state now.
     init(of object: ManagedObject, in context: ManagedObjectContext) {

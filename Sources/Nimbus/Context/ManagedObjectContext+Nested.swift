@@ -60,7 +60,7 @@ extension ManagedObjectContext {
             for (id, values) in insertedRows {
                 let object = id.entity.managedObjectClass.init(materializing: .init(id: id, context: parent.reference, snapshot: nil, asFault: true))
                 object.values = values
-                object.loadedToMany = Set(id.entity.toManyIndexes)
+                object.loadedToMany = id.entity.toManyIndexSet
                 object.flags.isInserted = true
                 parent.insertionCounter &+= 1
                 object.insertionSequence = parent.insertionCounter

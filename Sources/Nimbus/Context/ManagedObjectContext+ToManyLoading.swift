@@ -25,20 +25,28 @@ extension ManagedObjectContext {
         for entry in groups.values where !entry.byKey.isEmpty {
             let group = (store: try persistentStoreCoordinator.store(for: entry.byKey.first!.value.objectID), entity: entry.entity, byKey: entry.byKey)
             var awakened: [ManagedObject] = []
-            var current: (key: Int64, ids: [ManagedObjectID])?
+            // One source's destinations gather here (storage reused from source to source),
+            // then move to the source at their exact size.
+            var currentKey: Int64?
+            var ids: [ManagedObjectID] = []
+            var members: [ManagedObject] = []
             func flush() {
-                if let current, let source = group.byKey[current.key] { source.setLoadedToMany(current.ids, at: index) }
+                if let currentKey, let source = group.byKey[currentKey] {
+                    source.setLoadedToMany(Array(ids), members: Array(members), at: index)
+                }
+                ids.removeAll(keepingCapacity: true)
+                members.removeAll(keepingCapacity: true)
             }
             registry.suspendSweeps()
             defer { registry.resumeSweeps() }
             let read = try self.read(group.store) { db in
                 try group.store.database.forEachDestination(of: Array(group.byKey.keys), entity: group.entity, relationshipIndex: index, db) { key, id, snapshot in
-                    if current?.key != key {
+                    if currentKey != key {
                         flush()
-                        current = (key, [])
+                        currentKey = key
                     }
-                    current!.ids.append(id)
-                    _ = materialize(id, snapshot: snapshot, asFault: asFaults, awakened: &awakened)
+                    ids.append(id)
+                    members.append(materialize(id, snapshot: snapshot, asFault: asFaults, awakened: &awakened))
                 }
             }
             flush()
@@ -115,11 +123,13 @@ extension ManagedObjectContext {
 }
 
 extension ManagedObject {
-    /// Records the store's members of a to-many relationship as loaded.
-    func setLoadedToMany(_ ids: [ManagedObjectID], at index: Int) {
+    /// Records the store's members of a to-many relationship as loaded; `members` are their
+    /// objects when the caller has them at hand (same order as `ids`).
+    func setLoadedToMany(_ ids: [ManagedObjectID], members: [ManagedObject]? = nil, at index: Int) {
         values![index] = .objects(ids)
         committedToMany[index] = ids
         loadedToMany.insert(index)
+        if let members { toManyValues.store(members: members, at: index, for: ids) }
     }
 }
 

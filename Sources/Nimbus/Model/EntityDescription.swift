@@ -74,7 +74,7 @@ public final class EntityDescription: @unchecked Sendable {
     /// The values a new object starts with (defaults; empty to-many relationships).
     @exclusivity(unchecked) var initialValues: [PropertyValue] = []
     /// ``toManyIndexes`` as a set, for new objects.
-    @exclusivity(unchecked) var toManyIndexSet: Set<Int> = []
+    @exclusivity(unchecked) var toManyIndexSet: PropertyIndexSet = []
     /// Stored properties that have a rule to check on save (others always pass).
     @exclusivity(unchecked) var validatedIndexes: [Int] = []
     @exclusivity(unchecked) var toOneIndexes: [Int] = []

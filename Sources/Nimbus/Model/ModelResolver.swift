@@ -77,7 +77,7 @@ enum ModelResolver {
         }
 
         for entity in entities {
-            entity.toManyIndexSet = Set(entity.toManyIndexes)
+            entity.toManyIndexSet = PropertyIndexSet(entity.toManyIndexes)
             entity.propertyNames = entity.properties.map(\.name)
             entity.propertyNameLengths = entity.propertyNames.map(\.utf8.count)
             entity.propertyKinds = entity.properties.map(PropertyKind.init)

@@ -81,7 +81,7 @@ extension ManagedObject {
     /// Core Data's behaviour for a fault whose row is gone: deleted, values nil.
     func markInaccessible() {
         values = entity.properties.map { $0.relationship?.isToMany == true ? .objects([]) : .null }
-        loadedToMany = Set(entity.toManyIndexes)
+        loadedToMany = entity.toManyIndexSet
         flags.isDeletedInStore = true
     }
 

@@ -45,13 +45,13 @@ open class ManagedObject {
     }
 
     /// Committed destinations of loaded to-many relationships, by property index.
-    var committedToMany: [Int: [ManagedObjectID]] {
+    var committedToMany: PropertyIndexMap<[ManagedObjectID]> {
         get { extras?.committedToMany ?? [:] }
         set { if extras != nil || !newValue.isEmpty { madeExtras.committedToMany = newValue } }
         _modify { yield &madeExtras.committedToMany }
     }
     /// Which to-many relationships are loaded into ``values``.
-    var loadedToMany: Set<Int> {
+    var loadedToMany: PropertyIndexSet {
         get { extras?.loadedToMany ?? [] }
         set { if extras != nil || !newValue.isEmpty { madeExtras.loadedToMany = newValue } }
         _modify { yield &madeExtras.loadedToMany }
@@ -207,8 +207,8 @@ extension ManagedObject: CustomStringConvertible {
 
 /// The state of an object that only some objects need.
 final class ObjectExtras {
-    var committedToMany: [Int: [ManagedObjectID]] = [:]
-    var loadedToMany: Set<Int> = []
+    var committedToMany: PropertyIndexMap<[ManagedObjectID]> = [:]
+    var loadedToMany: PropertyIndexSet = []
     var toManyValues = ToManyValueCache()
     var batch: (group: BatchFaultGroup, position: Int)?
     var valueObservers: [String: [UUID: (ManagedObject) -> Void]] = [:]
