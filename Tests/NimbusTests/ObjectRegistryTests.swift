@@ -43,7 +43,7 @@ struct ObjectRegistryTests {
                 reference[new] = object
             case 8 where step % 500 == 0:
                 // Many IDs at once (as a save makes new objects' IDs permanent): at times most of the table.
-                var changes: [(object: ManagedObject, id: ManagedObjectID)] = []
+                var changes: [(ManagedObject, ManagedObjectID)] = []
                 for (old, object) in reference where Bool.random(using: &random) {
                     let new = ManagedObjectID(entity: object.entity, storeKey: 3, primaryKey: Int64(step * 10_000) + Int64(changes.count))
                     changes.append((object, new))

@@ -174,8 +174,10 @@ final class ObjectRegistry {
     }
 
     /// Gives many registered objects new IDs at once. When they are a large part of the
-    /// table it is rebuilt once, instead of moving each object out and back in.
-    func changeIDs(_ changes: [(object: ManagedObject, id: ManagedObjectID)]) {
+    /// table it is rebuilt once, instead of moving each object out and back in. (Unlabeled
+    /// pairs, as the save makes them: an array of differently labeled tuples would be
+    /// converted element by element.)
+    func changeIDs(_ changes: [(ManagedObject, ManagedObjectID)]) {
         guard changes.count * 4 >= count else {
             for (object, id) in changes { changeID(from: object.objectID, to: id) }
             return
