@@ -260,4 +260,65 @@ struct FaultErrorTests {
             #expect(error.code == .mergeConflict, "\(error)")
         }
     }
+
+    /// Object trump that takes an exclusive lock on the store file from another connection
+    /// while it merges, so its reads of the stored row fail.
+    final class LockedUpsert: MergePolicy, @unchecked Sendable {
+        let url: URL
+        init(_ url: URL) {
+            self.url = url
+            super.init(type: .mergeByPropertyObjectTrump)
+        }
+        override func resolve(constraintConflicts conflicts: [ConstraintConflict], in context: ManagedObjectContext) throws {
+            let lock = try ExclusiveLock(url)
+            defer { try? lock.release() }
+            try super.resolve(constraintConflicts: conflicts, in: context)
+        }
+    }
+
+    @Test("an upsert whose read of the stored row fails fails the save and changes nothing; the next save upserts")
+    func busyUpsertFailsSave() throws {
+        let folder = try TemporaryDirectory()
+        let url = folder.file("Tags.sqlite")
+        let model = try ManagedObjectModel {
+            EntityDescription("Post") {
+                AttributeDescription("title", .string)
+                RelationshipDescription("tags", to: "Tag", inverse: "posts", toMany: true)
+            }
+            EntityDescription("Tag", uniquenessConstraints: [["name"]]) {
+                AttributeDescription("name", .string)
+                RelationshipDescription("posts", to: "Post", inverse: "tags", toMany: true)
+            }
+        }
+        let seeder = try freshContext(url, model)
+        let storedID = try seeder.performAndWait { () throws in
+            let tag = try seeder.insert("Tag", ["name": "swift"])
+            _ = try seeder.insert("Post", ["title": "stored", "tags": Set([tag])])
+            try seeder.save()
+            return tag.objectID
+        }
+        let context = try freshContext(url, model)
+        try context.performAndWait { () throws in
+            let post = try context.insert("Post", ["title": "new"])
+            let tag = try context.insert("Tag", ["name": "swift"])
+            post.setValue(Set([tag]), forKey: "tags")
+            context.mergePolicy = LockedUpsert(url)
+            let error = try #require(throws: NimbusError.self) { try context.save() }
+            #expect(error.code == .sqliteError, "\(error)")
+            // The new tag was not merged as if the stored one had no posts: it is still new.
+            #expect(tag.objectID.isTemporaryID && tag.isInserted)
+            #expect(context.hasChanges)
+            context.mergePolicy = .mergeByPropertyObjectTrump
+            try context.save()
+            #expect(tag.objectID == storedID)
+            let titles = (tag.value(forKey: "posts") as? Set<ManagedObject>)?.compactMap { $0.value(forKey: "title") as? String }.sorted()
+            #expect(titles == ["new", "stored"])
+        }
+        let reader = try freshContext(url, model)
+        try reader.performAndWait { () throws in
+            #expect(try reader.all("Tag").count == 1)
+            let tag = try reader.existingObject(with: storedID)
+            #expect((tag.value(forKey: "posts") as? Set<ManagedObject>)?.count == 2)
+        }
+    }
 }

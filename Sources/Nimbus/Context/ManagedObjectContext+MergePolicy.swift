@@ -142,7 +142,10 @@ extension ManagedObjectContext {
     /// Makes the objects of a constraint conflict one object (see
     /// ``MergePolicy/resolve(constraintConflicts:in:)``). Objects that are not new keep the
     /// conflict unresolved: the next attempt reports it again.
-    func unifyDuplicates(_ conflict: ConstraintConflict, objectWins: Bool) {
+    ///
+    /// - Throws: the error of a read of the stored row (its values, version or to-many
+    ///   members) that fails; the conflict's objects are then left as they were.
+    func unifyDuplicates(_ conflict: ConstraintConflict, objectWins: Bool) throws {
         let objects = conflict.conflictingObjectIDs.compactMap { registeredObject(for: $0) }.filter { $0.flags.isInserted }
         guard let first = objects.first else { return }
         var map: [ManagedObjectID: ManagedObjectID] = [:]
@@ -151,11 +154,11 @@ extension ManagedObjectContext {
         if let databaseID = conflict.databaseObjectID, let stored = conflict.databaseSnapshot {
             if let registered = registry[databaseID] {
                 survivor = registered
-                if survivor.values == nil { try? survivor.fireFault() }
+                if survivor.values == nil { try survivor.fireFault() }
                 losers = objects
             } else {
                 survivor = first
-                adoptStoredRow(first, id: databaseID, storedValues: stored)
+                try adoptStoredRow(first, id: databaseID, storedValues: stored)
             }
             guard var values = survivor.values else { return }
             if !objectWins {
@@ -198,19 +201,23 @@ extension ManagedObjectContext {
     }
 
     /// A new object becomes the stored row it duplicates: it takes the row's ID and version
-    /// (its values stay, to be written as an update), and references follow it.
-    private func adoptStoredRow(_ object: ManagedObject, id: ManagedObjectID, storedValues: [String: PropertyValue]) {
+    /// (its values stay, to be written as an update), and references follow it. The row's
+    /// version and to-many members are read first: when a read fails, its error is thrown and
+    /// the object is left as it was (never merged as if the row had no members).
+    private func adoptStoredRow(_ object: ManagedObject, id: ManagedObjectID, storedValues: [String: PropertyValue]) throws {
+        let version = try storedVersion(of: id)
+        let storedMembers = try object.entity.toManyIndexes.map { index in
+            try persistentStoreCoordinator.destinations(of: id, relationshipIndex: index, context: self)
+        }
         let temporary = object.objectID
         var committedValues = object.entity.properties.map { storedValues[$0.name] ?? .null }
         for index in object.entity.toManyIndexes { committedValues[index] = .null }
-        let version = storedVersion(of: id)
         registry.changeID(from: temporary, to: id)
         object.flags.isInserted = false
         insertedSet.remove(object)
         object.committed = RowSnapshot(version: version, values: committedValues)
         // Stored members of to-many relationships stay; the new object's are added.
-        for index in object.entity.toManyIndexes {
-            let stored = (try? persistentStoreCoordinator.destinations(of: id, relationshipIndex: index, context: self)) ?? []
+        for (index, stored) in zip(object.entity.toManyIndexes, storedMembers) {
             let current: [ManagedObjectID] = if case let .objects(ids) = object.values?[index] { ids } else { [] }
             object.committedToMany[index] = stored
             object.values?[index] = .objects(stored + current.filter { !stored.contains($0) })
@@ -222,9 +229,10 @@ extension ManagedObjectContext {
         remapReferences(map)
     }
 
-    private func storedVersion(of id: ManagedObjectID) -> Int64 {
+    /// The stored row's version (1 when the row is gone: the save then reports the conflict).
+    private func storedVersion(of id: ManagedObjectID) throws -> Int64 {
         persistentStoreCoordinator.rowCache.remove([id])
-        return (try? rowSnapshot(for: id))??.version ?? 1
+        return try rowSnapshot(for: id)?.version ?? 1
     }
 }
 

@@ -107,7 +107,8 @@ open class MergePolicy: @unchecked Sendable {
     /// overwrite keep the new objects' values (later objects over earlier ones); store trump
     /// and rollback keep the stored values. To-many relationships gain the members of all.
     ///
-    /// - Throws: ``NimbusError/Code-swift.struct/constraintConflict`` under ``PolicyType/error``.
+    /// - Throws: ``NimbusError/Code-swift.struct/constraintConflict`` under ``PolicyType/error``;
+    ///   the error of a read of a stored row that fails (the save then fails with it).
     open func resolve(constraintConflicts conflicts: [ConstraintConflict], in context: ManagedObjectContext) throws {
         if type == .error {
             // The objects are in `constraintConflicts`; the message speaks the model's words.
@@ -118,7 +119,7 @@ open class MergePolicy: @unchecked Sendable {
         }
         let objectWins = type == .mergeByPropertyObjectTrump || type == .overwrite
         for conflict in conflicts {
-            context.unifyDuplicates(conflict, objectWins: objectWins)
+            try context.unifyDuplicates(conflict, objectWins: objectWins)
         }
     }
 }
