@@ -81,9 +81,13 @@ extension SQLiteDatabase {
         for id in ids where id.isTemporaryID { counts[id.entity.rootEntityNumber, default: 0] += 1 }
         guard !counts.isEmpty else { return ids }
         var next: [Int: Int64] = [:]
+        // An update, then a read of the new maximum in the same transaction (`RETURNING`
+        // would buffer its row in an ephemeral table: a B-tree opened and closed per save).
+        let reserve = try db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ?")
+        let maximumKey = try db.cachedStatement(sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
         for (root, count) in counts {
-            let maximum = try Int64.fetchOne(db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX"),
-                                             arguments: [count, root]) ?? count
+            try reserve.execute(arguments: [count, root])
+            let maximum = try Int64.fetchOne(maximumKey, arguments: [root]) ?? count
             next[root] = maximum - count + 1
         }
         var result: [ManagedObjectID] = []
