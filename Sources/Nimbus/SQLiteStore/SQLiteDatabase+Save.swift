@@ -81,14 +81,21 @@ extension SQLiteDatabase {
         for id in ids where id.isTemporaryID { counts[id.entity.rootEntityNumber, default: 0] += 1 }
         guard !counts.isEmpty else { return ids }
         var next: [Int: Int64] = [:]
-        // An update, then a read of the new maximum in the same transaction (`RETURNING`
-        // would buffer its row in an ephemeral table: a B-tree opened and closed per save).
-        let reserve = try db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ?")
-        let maximumKey = try db.cachedStatement(sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
         for (root, count) in counts {
-            try reserve.execute(arguments: [count, root])
-            let maximum = try Int64.fetchOne(maximumKey, arguments: [root]) ?? count
-            next[root] = maximum - count + 1
+            if let first = keyReservations.take(Int(count), root: root) {
+                next[root] = first
+                continue
+            }
+            let extra = keyReservations.extraKeys(for: Int(count), root: root)
+            // An update, then a read of the new maximum in the same transaction (`RETURNING`
+            // would buffer its row in an ephemeral table: a B-tree opened and closed per save).
+            try db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ?").execute(arguments: [count + extra, root])
+            guard let maximum = try Int64.fetchOne(db.cachedStatement(sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?"), arguments: [root]) else {
+                throw NimbusError(.corruptStore, "the store's Z_PRIMARYKEY has no row for entity number \(root) (\(model.entity(number: root)?.name ?? "unknown")); "
+                    + "the file was changed outside Nimbus")
+            }
+            next[root] = maximum - count - extra + 1
+            if extra > 0 { keyReservations.reserved(maximum - extra + 1...maximum, root: root, db) }
         }
         var result: [ManagedObjectID] = []
         result.reserveCapacity(ids.count)

@@ -26,6 +26,8 @@ final class SQLiteDatabase: @unchecked Sendable {
     let usesExternalStorage: Bool
     /// The write transaction a ``SharedTransaction`` holds open on this store, if any.
     let joined = JoinedTransaction()
+    /// Primary keys reserved ahead for small saves.
+    let keyReservations = KeyReservations()
 
     private init(writer: any DatabaseWriter, model: ManagedObjectModel, identifier: String, recorder: SQLRecorder?,
                  externalDataFolder: URL? = nil) {
