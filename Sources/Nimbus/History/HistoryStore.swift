@@ -99,8 +99,9 @@ enum HistoryStore {
 
     /// Reserves `count` numbers for a system entity; returns the last.
     static func reserve(_ entity: Int, count: Int, _ db: Database) throws -> Int64 {
-        guard let maximum = try Int64.fetchOne(db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX"),
-                                               arguments: [count, entity]) else {
+        // An update, then a read (`RETURNING` would buffer its row in an ephemeral B-tree).
+        try db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ?").execute(arguments: [count, entity])
+        guard let maximum = try Int64.fetchOne(db.cachedStatement(sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?"), arguments: [entity]) else {
             throw NimbusError(.corruptStore, "the store's Z_PRIMARYKEY has no row for history entity \(entity)")
         }
         return maximum
