@@ -35,9 +35,20 @@ struct PropertyIndexMap<Value>: Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// The entries, the first one set first.
-    func makeIterator() -> IndexingIterator<[(index: Int, value: Value)]> {
-        guard let first else { return [].makeIterator() }
-        return ([first] + rest).makeIterator()
+    func makeIterator() -> Iterator { Iterator(map: self) }
+
+    struct Iterator: IteratorProtocol {
+        fileprivate let map: PropertyIndexMap
+        /// -1 for the inline entry, then positions in `rest`.
+        private var position = -1
+
+        fileprivate init(map: PropertyIndexMap) { self.map = map }
+
+        mutating func next() -> (index: Int, value: Value)? {
+            defer { position += 1 }
+            if position < 0 { return map.first }
+            return position < map.rest.count ? map.rest[position] : nil
+        }
     }
 }
 

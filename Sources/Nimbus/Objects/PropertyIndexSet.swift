@@ -38,16 +38,29 @@ struct PropertyIndexSet: Sequence, Equatable, ExpressibleByArrayLiteral, Sendabl
         if index < 64 { bits &= ~(1 << UInt64(index)) } else { beyond?.remove(index) }
     }
 
-    /// The indexes in increasing order.
-    func makeIterator() -> IndexingIterator<[Int]> {
-        var indexes: [Int] = []
-        var rest = bits
-        while rest != 0 {
-            indexes.append(rest.trailingZeroBitCount)
-            rest &= rest - 1
+    /// The indexes in increasing order (allocating nothing below 64).
+    func makeIterator() -> Iterator { Iterator(bits: bits, beyond: beyond.map { $0.sorted() } ?? []) }
+
+    struct Iterator: IteratorProtocol {
+        fileprivate var bits: UInt64
+        fileprivate var beyond: [Int]
+        private var position = 0
+
+        fileprivate init(bits: UInt64, beyond: [Int]) {
+            self.bits = bits
+            self.beyond = beyond
         }
-        if let beyond { indexes += beyond.sorted() }
-        return indexes.makeIterator()
+
+        mutating func next() -> Int? {
+            if bits != 0 {
+                let index = bits.trailingZeroBitCount
+                bits &= bits - 1
+                return index
+            }
+            guard position < beyond.count else { return nil }
+            defer { position += 1 }
+            return beyond[position]
+        }
     }
 
     static func == (lhs: Self, rhs: Self) -> Bool {
