@@ -116,4 +116,38 @@ struct KeyReservationTests {
         #expect(state.rows == KeyReservations.smallSavesBeforeBlocks + 3)
         #expect(state.zMax >= state.highest)
     }
+
+    @Test("a block reserved before another coordinator replaced the file is dropped: no key collides with the new content")
+    func replacedFile() throws {
+        let stack = try TestStack()
+        let context = stack.newContext()
+        func saveOne(_ title: String) throws -> Int64 {
+            try context.performAndWait { () throws -> Int64 in
+                let post = try context.insert("Post", ["title": title])
+                try context.save()
+                return post.objectID.primaryKey
+            }
+        }
+        for i in 0...KeyReservations.smallSavesBeforeBlocks { _ = try saveOne("p\(i)") }
+        let replacer = try stack.reopenedContext().persistentStoreCoordinator
+
+        // Replaced by a store with more rows: keys of the block are taken there.
+        let bigger = try TestStack()
+        let filler = bigger.newContext()
+        try filler.performAndWait { () throws in
+            for i in 0..<40 { _ = try filler.insert("Post", ["title": "b\(i)"]) }
+            try filler.save()
+        }
+        try replacer.replacePersistentStore(at: stack.url, withPersistentStoreFrom: bigger.url)
+        let afterBigger = try saveOne("after bigger")
+        #expect(afterBigger > 40)
+        #expect(try maximumKey(stack.url).rows == 41)
+
+        // Replaced by an empty store: Z_MAX no longer covers the block.
+        let empty = try TestStack()
+        try replacer.replacePersistentStore(at: stack.url, withPersistentStoreFrom: empty.url)
+        #expect(try saveOne("after empty") == 1)
+        let state = try maximumKey(stack.url)
+        #expect(state.rows == 1 && state.zMax >= state.highest)
+    }
 }

@@ -12,7 +12,9 @@ import Synchronization
 /// used: keys can have gaps, as Core Data's can; `Z_MAX` is at least every key written.
 ///
 /// A hierarchy gets blocks only after a few small saves in a row, so a short-lived process
-/// (one command-line insert) leaves no gap.
+/// (one command-line insert) leaves no gap. Keys taken from a block are checked against the
+/// file (``SQLiteDatabase``): when its content was replaced under this connection, the block
+/// is dropped.
 final class KeyReservations: Sendable {
     /// Keys reserved ahead, beyond what a save asks for.
     static let blockSize: Int64 = 64
@@ -41,6 +43,14 @@ final class KeyReservations: Sendable {
             hierarchy.next += Int64(count)
             all[root] = hierarchy
             return first
+        }
+    }
+
+    /// Drops a hierarchy's committed block (its keys are no longer known to be free).
+    func forget(root: Int) {
+        hierarchies.withLock { all in
+            guard all[root] != nil else { return }
+            (all[root]!.next, all[root]!.last) = (1, 0)
         }
     }
 

@@ -83,8 +83,13 @@ extension SQLiteDatabase {
         var next: [Int: Int64] = [:]
         for (root, count) in counts {
             if let first = keyReservations.take(Int(count), root: root) {
-                next[root] = first
-                continue
+                if try reservedKeysAreFree(first...(first + count - 1), root: root, db) {
+                    next[root] = first
+                    continue
+                }
+                // The file was replaced under this connection (another coordinator's
+                // replacePersistentStore, a restore): the block means nothing there.
+                keyReservations.forget(root: root)
             }
             let extra = keyReservations.extraKeys(for: Int(count), root: root)
             // An update, then a read of the new maximum in the same transaction (`RETURNING`
@@ -117,6 +122,16 @@ extension SQLiteDatabase {
             next[root]! += 1
         }
         return result
+    }
+
+    /// Whether keys taken from a reserved block are still this store's to give: `Z_MAX`
+    /// covers them and no row has them (both false only when the file's content was replaced
+    /// since the block was reserved).
+    private func reservedKeysAreFree(_ keys: ClosedRange<Int64>, root: Int, _ db: Database) throws -> Bool {
+        guard let entity = model.entity(number: root) else { return false }
+        let table = schema.mapping(for: entity).table.quotedDatabaseIdentifier
+        let sql = "SELECT (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?) >= ? AND NOT EXISTS (SELECT 1 FROM \(table) WHERE Z_PK BETWEEN ? AND ?)"
+        return try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: [root, keys.upperBound, keys.lowerBound, keys.upperBound]) ?? false
     }
 
     private func insertRow(id: ManagedObjectID, values: [PropertyValue], plan: InsertPlan, statement: Statement,
