@@ -33,6 +33,15 @@ final class KeyReservations: Sendable {
     }
 
     private let hierarchies = Mutex<[Int: Hierarchy]>([:])
+    /// The writer connection's `PRAGMA data_version` when blocks were last checked against
+    /// the file (it changes when another connection commits).
+    private let checkedVersion = Mutex<Int64?>(nil)
+
+    /// Whether no other connection has committed since the blocks were last checked.
+    func isUnchanged(since version: Int64) -> Bool { checkedVersion.withLock { $0 == version } }
+
+    /// Records that the blocks were checked against the file at `version`.
+    func checked(at version: Int64) { checkedVersion.withLock { $0 = version } }
 
     /// The first of `count` consecutive reserved keys for a hierarchy (by its root entity
     /// number), taken from a committed block; nil when the block has too few.

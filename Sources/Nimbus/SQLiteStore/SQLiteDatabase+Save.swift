@@ -127,11 +127,19 @@ extension SQLiteDatabase {
     /// Whether keys taken from a reserved block are still this store's to give: `Z_MAX`
     /// covers them and no row has them (both false only when the file's content was replaced
     /// since the block was reserved).
+    ///
+    /// Only another connection can replace the content, so while `PRAGMA data_version`
+    /// (which this connection's own commits leave alone) is what it was at the last check,
+    /// the keys are known to be free without reading them.
     private func reservedKeysAreFree(_ keys: ClosedRange<Int64>, root: Int, _ db: Database) throws -> Bool {
+        let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0
+        if keyReservations.isUnchanged(since: version) { return true }
         guard let entity = model.entity(number: root) else { return false }
         let table = schema.mapping(for: entity).table.quotedDatabaseIdentifier
         let sql = "SELECT (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?) >= ? AND NOT EXISTS (SELECT 1 FROM \(table) WHERE Z_PK BETWEEN ? AND ?)"
-        return try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: [root, keys.upperBound, keys.lowerBound, keys.upperBound]) ?? false
+        let free = try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: [root, keys.upperBound, keys.lowerBound, keys.upperBound]) ?? false
+        if free { keyReservations.checked(at: version) }
+        return free
     }
 
     private func insertRow(id: ManagedObjectID, values: [PropertyValue], plan: InsertPlan, statement: Statement,
