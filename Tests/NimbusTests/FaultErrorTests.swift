@@ -280,16 +280,8 @@ struct FaultErrorTests {
     func busyUpsertFailsSave() throws {
         let folder = try TemporaryDirectory()
         let url = folder.file("Tags.sqlite")
-        let model = try ManagedObjectModel {
-            EntityDescription("Post") {
-                AttributeDescription("title", .string)
-                RelationshipDescription("tags", to: "Tag", inverse: "posts", toMany: true)
-            }
-            EntityDescription("Tag", uniquenessConstraints: [["name"]]) {
-                AttributeDescription("name", .string)
-                RelationshipDescription("posts", to: "Post", inverse: "tags", toMany: true)
-            }
-        }
+        // Post ↔ Tag, with tags unique by name (one store holding every entity).
+        let model = try TwoStoreStack.makeModel()
         let seeder = try freshContext(url, model)
         let storedID = try seeder.performAndWait { () throws in
             let tag = try seeder.insert("Tag", ["name": "swift"])
