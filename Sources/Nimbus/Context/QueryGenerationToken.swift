@@ -29,7 +29,7 @@ public final class QueryGenerationToken: Sendable, Equatable, CustomStringConver
         var snapshots: [String: DatabaseSnapshot] = [:]
         for store in stores {
             if let pool = store.database.writer as? DatabasePool {
-                snapshots[store.identifier] = try pool.makeSnapshot()
+                snapshots[store.identifier] = try store.database.gate.pass(store.identifier) { try pool.makeSnapshot() }
             }
         }
         token.snapshots.withLock { $0 = snapshots }

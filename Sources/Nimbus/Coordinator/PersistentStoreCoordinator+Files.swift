@@ -32,7 +32,7 @@ extension PersistentStoreCoordinator {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         do {
             let destination = try StoreConnection.queue(path: url.path)
-            try store.database.writer.backup(to: destination)
+            try store.database.gate.pass(store.identifier) { try store.database.writer.backup(to: destination) }
             try destination.close()
         } catch let error as DatabaseError {
             Self.removeFiles(of: url)

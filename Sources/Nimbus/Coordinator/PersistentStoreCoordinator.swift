@@ -54,7 +54,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 state.stores.append(store)
             }
         } catch {
-            try? store.database.writer.close()
+            store.database.close()
             throw error
         }
         if posting { postStoresDidChange(added: [store], removed: []) }
@@ -114,11 +114,11 @@ public final class PersistentStoreCoordinator: Sendable {
                 state.stores = remaining + opened
             }
         } catch {
-            for store in opened { try? store.database.writer.close() }
+            for store in opened { store.database.close() }
             throw error
         }
         rowCache.removeAll()
-        for store in old { try? store.database.writer.close() }
+        for store in old { store.database.close() }
         postStoresDidChange(added: opened, removed: old)
         return opened
     }
@@ -152,7 +152,7 @@ public final class PersistentStoreCoordinator: Sendable {
             state.stores.remove(at: index)
         }
         rowCache.removeAll()
-        try? store.database.writer.close()
+        store.database.close()
     }
 
     /// The metadata of the store at a URL, read without opening it for writing:

@@ -38,6 +38,8 @@ extension ManagedObjectContext {
         let cancelled = CancellationFlag()
         let rows = try await withTaskCancellationHandler {
             do {
+                try store.database.gate.enter(store.identifier)
+                defer { store.database.gate.leave() }
                 return try await store.database.writer.read { db in
                     try store.database.fetchSnapshots(query, idsOnly: idsOnly, progress: progress, cancelled: cancelled, db)
                 }

@@ -42,6 +42,8 @@ enum SharedTransaction {
             return
         }
         do {
+            try database.gate.enter(database.identifier)
+            defer { database.gate.leave() }
             try database.writer.writeWithoutTransaction { db in
                 try db.beginTransaction(.immediate)
                 database.joinTransaction(db)

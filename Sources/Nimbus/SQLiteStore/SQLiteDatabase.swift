@@ -28,6 +28,8 @@ final class SQLiteDatabase: @unchecked Sendable {
     let joined = JoinedTransaction()
     /// Primary keys reserved ahead for small saves.
     let keyReservations = KeyReservations()
+    /// Every access passes it, so closing waits for running ones (see ``close()``).
+    let gate = StoreAccessGate()
 
     private init(writer: any DatabaseWriter, model: ManagedObjectModel, identifier: String, recorder: SQLRecorder?,
                  externalDataFolder: URL? = nil) {
@@ -190,23 +192,29 @@ final class SQLiteDatabase: @unchecked Sendable {
 
     /// Reads the metadata dictionary.
     func readMetadata() throws -> [String: Any] {
-        try writer.read { db in try StoreMetadata.read(db)?.dictionary ?? [:] }
+        try gate.pass(identifier) { try writer.read { db in try StoreMetadata.read(db)?.dictionary ?? [:] } }
     }
 
     /// Runs a read, mapping SQLite errors to Nimbus errors.
     func read<T>(_ block: (Database) throws -> T) throws -> T {
+        try gate.enter(identifier)
+        defer { gate.leave() }
         do { return try writer.read(block) } catch let error as DatabaseError { throw NimbusError.from(error, path: nil) }
     }
 
     /// Runs reads that are each one statement (consistent by itself) without wrapping them in
     /// a transaction: the cheap path for fetches and faults.
     func readStatement<T>(_ block: (Database) throws -> T) throws -> T {
+        try gate.enter(identifier)
+        defer { gate.leave() }
         do { return try writer.unsafeReentrantRead(block) } catch let error as DatabaseError { throw NimbusError.from(error, path: nil) }
     }
 
     /// Runs a write transaction, mapping SQLite errors to Nimbus errors. Inside a
     /// ``SharedTransaction`` that holds this store, the block joins its transaction.
     func write<T>(_ block: (Database) throws -> T) throws -> T {
+        try gate.enter(identifier)
+        defer { gate.leave() }
         if let db = joined.current {
             do { return try block(db) } catch let error as DatabaseError {
                 throw constraintConflict(error) ?? NimbusError.from(error, path: nil)
@@ -215,6 +223,17 @@ final class SQLiteDatabase: @unchecked Sendable {
         do { return try writer.write(block) } catch let error as DatabaseError {
             throw constraintConflict(error) ?? NimbusError.from(error, path: nil)
         }
+    }
+}
+
+extension SQLiteDatabase {
+    /// Closes the store's connections once no access is running; accesses after that throw
+    /// ``NimbusError/Code-swift.struct/storeNotFound``. When an access is still running after a
+    /// while (one that never ends, or the caller's own), the connections are left to close when
+    /// the last reference to them goes, rather than closed under it.
+    func close() {
+        guard gate.close(waitingUpTo: .seconds(2)) else { return }
+        try? writer.close()
     }
 }
 

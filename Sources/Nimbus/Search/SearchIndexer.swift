@@ -181,7 +181,9 @@ public final class SearchIndexer: Sendable {
         sql += " ORDER BY rank LIMIT \(max(limit, 0))"
         let rows: [Row]
         do {
-            rows = try store.database.writer.read { db in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) }
+            rows = try store.database.gate.pass(store.identifier) {
+                try store.database.writer.read { db in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) }
+            }
         } catch let error as DatabaseError {
             throw NimbusError(.invalidSearchQuery, "the search \"\(text)\" could not run: \(error.message ?? "\(error)")", underlying: error)
         }
