@@ -38,12 +38,15 @@ let package = Package(
             name: "Nimbus",
             dependencies: [
                 "NimbusMacros",
+                "CNimbusThreadLocal",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The thread-local slot of Nimbus's queue checks: one load where pthread_getspecific is a call.
+        .target(name: "CNimbusThreadLocal"),
         // The @Managed macro's implementation (a compiler plugin); declared in Nimbus.
         .macro(
             name: "NimbusMacros",

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CNimbusThreadLocal
 import Dispatch
 import Foundation
 
@@ -17,26 +18,20 @@ import Foundation
 /// context's queue, and stops the process with a message naming the context when it does
 /// not (decision 0015).
 ///
-/// The check is a thread-local pointer: ``ManagedObjectContext/perform(_:)`` and
+/// The check is a thread-local pointer (a C11 thread-local variable, read with one load):
+/// ``ManagedObjectContext/perform(_:)`` and
 /// ``ManagedObjectContext/performAndWait(_:)`` make their context's ``ContextReference`` the
 /// thread's innermost one while their block runs, remembering the one they interrupted (a
 /// child's block that calls `performAndWait` on its parent holds both queues). An entry
 /// point compares its context's reference with the thread's innermost one; only when they
 /// differ does it walk the chain, and for a main-queue context ask whether this is the main
 /// thread (or the main queue, which `dispatchMain()` may run on another thread).
+@usableFromInline
 enum QueueConfinement {
-    /// The thread-local slot holding the innermost active ``ContextReference``, unretained.
-    static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key, nil)
-        if status != 0 { fatalError("Nimbus could not create the thread-local key of its queue checks (pthread_key_create: \(status))") }
-        return key
-    }()
-
-    /// The innermost context reference active on this thread, if any.
-    @inline(__always)
+    /// The innermost context reference active on this thread, if any, unretained.
+    @inlinable @inline(__always)
     static var innermost: UnsafeMutableRawPointer? {
-        pthread_getspecific(key)
+        nimbus_innermost_context_get()
     }
 
     /// Runs a block with `reference` as the innermost active context of this thread (unless
@@ -52,9 +47,9 @@ enum QueueConfinement {
         let enclosing = innermost
         let pointer = Unmanaged.passUnretained(reference).toOpaque()
         reference.enclosing = enclosing
-        pthread_setspecific(key, pointer)
+        nimbus_innermost_context_set(pointer)
         defer {
-            pthread_setspecific(key, enclosing)
+            nimbus_innermost_context_set(enclosing)
             reference.enclosing = nil
         }
         return try block()
@@ -65,7 +60,7 @@ extension ContextReference {
     /// Whether the current thread may use this context: it runs one of the context's
     /// `perform` blocks (or a block of a context that waits for this one's work), or the
     /// context is a main-queue context and this is the main thread or the main queue.
-    var isActiveOnCurrentThread: Bool {
+    @usableFromInline var isActiveOnCurrentThread: Bool {
         isInThreadChain || (isMainQueue && Self.holdsMainQueue)
     }
 
@@ -73,7 +68,7 @@ extension ContextReference {
     /// a private context's `performAndWait`: the block runs on a private queue, yet a
     /// main-queue context (a parent, say) is still safe to use, and waiting on the main
     /// queue there would deadlock.
-    nonisolated(unsafe) static let mainQueueMarker = ContextReference(isMainQueue: true)
+    static let mainQueueMarker = ContextReference(isMainQueue: true)
 
     /// Whether the current thread holds the main queue: the main thread, the main queue, or
     /// a private context's block waited for by either.
