@@ -152,16 +152,29 @@ extension ManagedObjectContext {
             }
         } else {
             // Rows become objects as they are read (the context's queue waits on the read, so
-            // the registry is still ours); awakeFromFetch runs after the read has ended.
+            // the registry is still ours), a run of rows at a time: the objects of a run are
+            // made one after another, so they lie side by side in memory, apart from the
+            // rows' values, and a loop over the result reads them in order. awakeFromFetch
+            // runs after the read has ended.
             var awakened: [ManagedObject] = []
             registry.sweepIfWorthwhile()
             registry.suspendSweeps()
             defer { registry.resumeSweeps() }
+            var run: [(id: ManagedObjectID, snapshot: RowSnapshot)] = []
+            run.reserveCapacity(Self.materializationRun)
+            func materializeRun() {
+                for row in run {
+                    objects.append(materialize(row.id, snapshot: row.snapshot, asFault: request.returnsObjectsAsFaults, awakened: &awakened))
+                }
+                run.removeAll(keepingCapacity: true)
+            }
             for store in stores {
                 try read(store) { db in
                     try store.database.forEachSnapshot(query, db) { id, snapshot in
-                        objects.append(materialize(id, snapshot: snapshot, asFault: request.returnsObjectsAsFaults, awakened: &awakened))
+                        run.append((id, snapshot))
+                        if run.count == Self.materializationRun { materializeRun() }
                     }
+                    materializeRun()
                 }
             }
             for object in awakened { object.awakeFromFetch() }
@@ -176,6 +189,9 @@ extension ManagedObjectContext {
         if !entity.toManyIndexes.isEmpty { toManyFaultBatcher.remember(objects, fetchBatchSize: request.fetchBatchSize) }
         return objects
     }
+
+    /// How many fetched rows are read before their objects are made (see `fetchObjects`).
+    static let materializationRun = 1024
 
     /// The object for a fetched row: the registered one (given the row if it is a fault),
     /// or a new one. Objects whose values were loaded and whose class may override
@@ -192,7 +208,10 @@ extension ManagedObjectContext {
             object.committed = snapshot
             if !asFault {
                 object.values = snapshot.values
-                if objectClass != ManagedObject.self { awakened.append(object) }
+                if objectClass != ManagedObject.self {
+                    object.loadTypedValuesIfTyped()
+                    awakened.append(object)
+                }
             }
         } else if object.values == nil {
             object.committed = snapshot
