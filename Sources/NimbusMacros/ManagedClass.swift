@@ -82,8 +82,41 @@ struct ManagedClass {
     }
 
     /// The members `@Managed` adds: the entity description, the slot names, the key-path
-    /// naming for `#Predicate`, and the slot count for subclasses.
+    /// naming for `#Predicate`, the slot count for subclasses, and the copies of attribute
+    /// values the accessors read.
     var members: [DeclSyntax] {
+        entityMembers + copyMembers
+    }
+
+    /// A stored copy for each attribute of a built-in type, and the override that makes
+    /// the copies from the object's storage (`ManagedObject+TypedValues.swift`).
+    var copyMembers: [DeclSyntax] {
+        var fields: [DeclSyntax] = []
+        var loads: [String] = []
+        for (ordinal, property) in properties.enumerated() {
+            guard let (typeSyntax, isOptional) = property.copiedType else { continue }
+            let copy = StoredProperty.copyName(property.name)
+            let type = typeSyntax.trimmedDescription
+            if isOptional {
+                fields.append("@exclusivity(unchecked) private final var \(raw: copy): \(raw: type)? = nil")
+                loads.append("    \(copy) = _typedValue(slot: \(slot(ordinal)))")
+            } else {
+                fields.append("@exclusivity(unchecked) private final var \(raw: copy): \(raw: type) = \(raw: type).managedNilValue")
+                loads.append("    \(copy) = _typedValue(slot: \(slot(ordinal))) ?? \(type).managedNilValue")
+            }
+        }
+        guard !loads.isEmpty else { return [] }
+        return fields + [
+            """
+            \(raw: access)override func _loadTypedValues() {
+                super._loadTypedValues()
+            \(raw: loads.joined(separator: "\n"))
+            }
+            """,
+        ]
+    }
+
+    private var entityMembers: [DeclSyntax] {
         let override = managedSuperclass == nil ? "" : "override "
         let ownNames = "[" + properties.map { "\"\($0.name)\"" }.joined(separator: ", ") + "]"
         let slotNames = managedSuperclass == nil ? ownNames : "super.managedSlotNames + \(ownNames)"

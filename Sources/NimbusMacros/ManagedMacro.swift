@@ -40,7 +40,8 @@ public struct ManagedMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 
 /// `@_ManagedProperty(slot:)`: a stored property becomes accessors of the object's storage.
 /// An initial value stays legal through an `init` accessor that ignores it: new objects
-/// start from the entity's default value, which the initial value declared.
+/// start from the entity's default value, which the initial value declared. An attribute of
+/// a built-in type reads the copy `@Managed` keeps in the object while it is current.
 public struct ManagedPropertyMacro: AccessorMacro {
     public static func expansion(
         of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
@@ -52,7 +53,17 @@ public struct ManagedPropertyMacro: AccessorMacro {
         if binding.initializer != nil {
             accessors.append("init(initialValue) {}")
         }
-        accessors.append("get { managedValue(slot: \(slot.trimmed)) }")
+        if case let .property(property) = StoredProperty.read(variable), property.copiedType != nil {
+            let copy = StoredProperty.copyName(property.name)
+            accessors.append("""
+                get {
+                    _prepareTypedValues(\(literal: property.name))
+                    return \(raw: copy)
+                }
+                """)
+        } else {
+            accessors.append("get { managedValue(slot: \(slot.trimmed)) }")
+        }
         accessors.append("set { setManagedValue(newValue, slot: \(slot.trimmed)) }")
         return accessors
     }

@@ -145,6 +145,22 @@ struct StoredProperty {
         return plain(type, "").map { .required($0) }
     }
 
+    /// The Swift type of an attribute whose accessor reads a copy kept in the object
+    /// (`ManagedObject+TypedValues.swift`): one of the built-in attribute types, optional
+    /// or not. Relationships, transformable and custom types read the object's storage.
+    var copiedType: (type: TypeSyntax, isOptional: Bool)? {
+        switch shape {
+        case let .optional(type) where Self.valueTypeNames.contains(type.trimmedDescription): (type, true)
+        case let .required(type) where Self.valueTypeNames.contains(type.trimmedDescription): (type, false)
+        default: nil
+        }
+    }
+
+    /// The name of the stored copy of a property's value (see ``copiedType``).
+    static func copyName(_ property: String) -> String {
+        "__nimbusValue_" + property
+    }
+
     /// The Swift types of attributes: a collection of them holds values, not objects.
     static let valueTypeNames: Set<String> = [
         "String", "Int", "Int16", "Int32", "Int64", "Double", "Float", "Bool", "Decimal", "Date", "Data", "UUID", "URL",

@@ -35,6 +35,31 @@ func seeded() throws -> (ManagedObjectContext, ManagedObject) {
     return (context, post)
 }
 
+/// The post as a `@Managed` class, whose accessors read copies of the values.
+@Managed(entityName: "Post") final class TypedPost: ManagedObject {
+    var title: String?
+}
+
+/// A private-queue context named "worker" holding one saved post fetched as a `TypedPost`,
+/// its copies loaded: an accessor would read them without calling into the context.
+func seededTyped() throws -> (ManagedObjectContext, TypedPost) {
+    let typedCoordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(TypedPost.self))
+    try typedCoordinator.addPersistentStore(with: PersistentStoreDescription(type: .inMemory))
+    let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: typedCoordinator)
+    context.name = "worker"
+    let post = try context.performAndWait { () throws in
+        TypedPost(context: context).title = "Hello"
+        try context.save()
+        context.reset()
+        var request = TypedPost.fetchRequest()
+        request.returnsObjectsAsFaults = false
+        let post = try context.fetch(request)[0]
+        guard post._typedValuesReadable, post.title == "Hello" else { fatalError("the fetch did not load the copies") }
+        return post
+    }
+    return (context, post)
+}
+
 /// Runs a block on a thread that is not the main thread, and waits for it.
 func onBackgroundThread(_ block: @escaping @Sendable () throws -> Void) throws {
     let done = DispatchSemaphore(value: 0)
@@ -58,6 +83,11 @@ case "object-read":
     let (context, post) = try seeded()
     say("misusing")
     _ = post.value(forKey: "title")
+    withExtendedLifetime(context) {}
+case "typed-read":
+    let (context, post) = try seededTyped()
+    say("misusing")
+    _ = post.title
     withExtendedLifetime(context) {}
 case "object-write":
     let (context, post) = try seeded()

@@ -26,7 +26,7 @@ func assertExpansion(
 
 @Suite("@Managed expansion")
 struct ManagedMacroTests {
-    @Test("stored properties become slot accessors; the class describes its entity and names its key paths")
+    @Test("stored properties become slot accessors (attributes of built-in types read a copy); the class describes its entity and names its key paths")
     func rootClass() {
         assertExpansion(
             """
@@ -44,7 +44,8 @@ struct ManagedMacroTests {
             public final class Post: ManagedObject {
                 var title: String? {
                     get {
-                        managedValue(slot: 0)
+                        _prepareTypedValues("title")
+                        return __nimbusValue_title
                     }
                     set {
                         setManagedValue(newValue, slot: 0)
@@ -54,7 +55,8 @@ struct ManagedMacroTests {
                     init(initialValue) {
                     }
                     get {
-                        managedValue(slot: 1)
+                        _prepareTypedValues("views")
+                        return __nimbusValue_views
                     }
                     set {
                         setManagedValue(newValue, slot: 1)
@@ -129,6 +131,16 @@ struct ManagedMacroTests {
 
                 public static var __nimbusSlotEnd_Post: Int {
                     5
+                }
+
+                @exclusivity(unchecked) private final var __nimbusValue_title: String? = nil
+
+                @exclusivity(unchecked) private final var __nimbusValue_views: Int64 = Int64.managedNilValue
+
+                public override func _loadTypedValues() {
+                    super._loadTypedValues()
+                    __nimbusValue_title = _typedValue(slot: 0)
+                    __nimbusValue_views = _typedValue(slot: 1) ?? Int64.managedNilValue
                 }
             }
 

@@ -33,6 +33,7 @@ struct QueueConfinementTests {
     @Test("misuse stops the process with a message naming the context, the call and the fix", arguments: [
         ("context-fetch", "ManagedObjectContext.fetch(_:)", "private-queue context \"worker\""),
         ("object-read", "ManagedObject.value(forKey:) on Post", "private-queue context \"worker\""),
+        ("typed-read", "ManagedObject.title on Post", "private-queue context \"worker\""),
         ("object-write", "ManagedObject.setValue(_:forKey:) on Post", "private-queue context \"worker\""),
         ("context-save-from-other-context", "ManagedObjectContext.save()", "private-queue context \"worker\""),
         ("main-context-off-main-thread", "ManagedObjectContext.count(for:)", "main-queue context \"viewContext\""),

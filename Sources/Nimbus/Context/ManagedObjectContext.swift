@@ -250,6 +250,7 @@ struct WeakContextReference {
 }
 
 /// A weak reference to a context, one per context, shared by the context's objects.
+@usableFromInline
 final class ContextReference: @unchecked Sendable {
     weak var context: ManagedObjectContext?
     /// Whether the context is a main-queue context (usable on the main thread).

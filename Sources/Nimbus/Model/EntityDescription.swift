@@ -88,7 +88,7 @@ public final class EntityDescription: @unchecked Sendable {
     @exclusivity(unchecked) var propertyNameLengths: [Int] = []
     /// For entities of a ``ManagedEntityClass``: the property index of each of the class's
     /// slots (its typed accessors read through it; see `ManagedObject+TypedStorage.swift`).
-    @exclusivity(unchecked) var typedSlots: [Int] = []
+    @usableFromInline @exclusivity(unchecked) var typedSlots: [Int] = []
 
     /// Whether the entity has relationships (so its values can refer to other objects).
     var hasRelationships: Bool { !toOneIndexes.isEmpty || !toManyIndexes.isEmpty }

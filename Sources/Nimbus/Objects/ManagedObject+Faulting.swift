@@ -75,6 +75,7 @@ extension ManagedObject {
         loadedToMany = []
         committedToMany = [:]
         toManyValues = ToManyValueCache()
+        loadTypedValuesIfTyped()
         if awakening { awakeFromFetch() }
     }
 

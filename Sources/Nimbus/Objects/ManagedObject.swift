@@ -25,14 +25,19 @@ open class ManagedObject {
     /// The object's ID; temporary until saved.
     @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     @exclusivity(unchecked) var flags = Flags()
+    /// Whether the copies a `@Managed` class keeps of its attributes match ``values``
+    /// (``_loadTypedValues()``); every change of ``values`` clears it.
+    @usableFromInline @exclusivity(unchecked) final var typedValuesLoaded = false
     /// Order of insertion into the context (stale entries of the context's insertion order
     /// are recognized by it).
     @exclusivity(unchecked) var insertionSequence: Int32 = 0
     /// The context's weak reference to itself, shared by all its objects: objects hold it
     /// strongly, so no object carries a weak reference of its own.
-    @exclusivity(unchecked) var contextReference: ContextReference?
+    @usableFromInline @exclusivity(unchecked) final var contextReference: ContextReference?
     /// Working values, one per property of the entity (nil while a fault).
-    @exclusivity(unchecked) var values: [PropertyValue]?
+    @usableFromInline @exclusivity(unchecked) final var values: [PropertyValue]? {
+        didSet { typedValuesLoaded = false }
+    }
     /// Values as last read from or written to the store (nil for new objects and faults).
     @exclusivity(unchecked) var committed: RowSnapshot?
     /// State few objects need (loaded to-many relationships, batch faults); nil until then.
@@ -106,7 +111,14 @@ open class ManagedObject {
             self.committed = snapshot
             if !materialization.asFault { self.values = snapshot.values }
         }
+        loadTypedValuesIfTyped()
     }
+
+    /// Copies the attributes a `@Managed` class reads directly from ``values`` into its own
+    /// stored properties; the macro writes the override (each class copies its own and calls
+    /// `super`). Called when values are read from the store; do not call or override it
+    /// yourself.
+    open func _loadTypedValues() {}
 
     /// What a context passes to create an object for a stored row.
     public struct Materialization {
