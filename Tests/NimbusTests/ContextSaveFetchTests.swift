@@ -183,4 +183,39 @@ struct ContextSaveFetchTests {
             #expect(groups.first?["count"] as? Int64 == 5)
         }
     }
+
+    @Test("a fetch of several runs of rows keeps their order, and reuses registered objects and faults across runs")
+    func fetchAcrossMaterializationRuns() throws {
+        let stack = try TestStack()
+        let count = ManagedObjectContext.materializationRun * 2 + 300
+        let writer = stack.newContext()
+        try writer.performAndWait { () throws in
+            for index in 0..<count { _ = try writer.insert("Post", ["title": "post \(index)", "views": index]) }
+            try writer.save()
+        }
+        let context = stack.newContext()
+        try context.performAndWait { () throws in
+            // Registered beforehand, the last row of the first run loaded and the first row
+            // of the second a fault.
+            let run = ManagedObjectContext.materializationRun
+            var first = FetchRequest<ManagedObject>(entityName: "Post")
+            first.predicate = try QueryPredicate(format: "views IN %@", [count - run, count - 1 - run])
+            first.sortDescriptors = [FetchSortDescriptor("views", ascending: false)]
+            first.returnsObjectsAsFaults = false
+            let registered = try context.fetch(first)
+            context.refresh(registered[1], mergeChanges: false)
+            #expect(!registered[0].isFault && registered[1].isFault)
+
+            var request = FetchRequest<ManagedObject>(entityName: "Post")
+            request.sortDescriptors = [FetchSortDescriptor("views", ascending: false)]
+            request.returnsObjectsAsFaults = false
+            let posts = try context.fetch(request)
+            #expect(posts.count == count)
+            #expect(posts.map { $0.value(forKey: "views") as? Int64 } == (0..<count).reversed().map { Int64($0) })
+            #expect(Set(posts.map(ObjectIdentifier.init)).count == count)
+            #expect(posts[run - 1] === registered[0])
+            #expect(posts[run] === registered[1] && !registered[1].isFault)
+            #expect(posts.allSatisfy { !$0.isFault })
+        }
+    }
 }
