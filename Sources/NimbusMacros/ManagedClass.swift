@@ -99,17 +99,17 @@ struct ManagedClass {
             let type = typeSyntax.trimmedDescription
             if isOptional {
                 fields.append("@exclusivity(unchecked) private final var \(raw: copy): \(raw: type)? = nil")
-                loads.append("    \(copy) = _typedValue(slot: \(slot(ordinal)))")
+                loads.append("    \(copy) = source.value(slot: \(slot(ordinal)))")
             } else {
                 fields.append("@exclusivity(unchecked) private final var \(raw: copy): \(raw: type) = \(raw: type).managedNilValue")
-                loads.append("    \(copy) = _typedValue(slot: \(slot(ordinal))) ?? \(type).managedNilValue")
+                loads.append("    \(copy) = source.value(slot: \(slot(ordinal))) ?? \(type).managedNilValue")
             }
         }
         guard !loads.isEmpty else { return [] }
         return fields + [
             """
-            \(raw: access)override func _loadTypedValues() {
-                super._loadTypedValues()
+            \(raw: access)override func _loadTypedValues(from source: _TypedValueSource) {
+                super._loadTypedValues(from: source)
             \(raw: loads.joined(separator: "\n"))
             }
             """,

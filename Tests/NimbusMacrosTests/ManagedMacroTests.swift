@@ -137,10 +137,10 @@ struct ManagedMacroTests {
 
                 @exclusivity(unchecked) private final var __nimbusValue_views: Int64 = Int64.managedNilValue
 
-                public override func _loadTypedValues() {
-                    super._loadTypedValues()
-                    __nimbusValue_title = _typedValue(slot: 0)
-                    __nimbusValue_views = _typedValue(slot: 1) ?? Int64.managedNilValue
+                public override func _loadTypedValues(from source: _TypedValueSource) {
+                    super._loadTypedValues(from: source)
+                    __nimbusValue_title = source.value(slot: 0)
+                    __nimbusValue_views = source.value(slot: 1) ?? Int64.managedNilValue
                 }
             }
 

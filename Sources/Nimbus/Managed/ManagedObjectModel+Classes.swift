@@ -112,8 +112,6 @@ enum ManagedClassSlots {
             }
             entity.typedSlots = slots
         }
-        guard problems.isEmpty else { return }
-        ManagedClassRegistry.register(entities)
     }
 
     private static func describe(_ kind: PropertyKind) -> String {
@@ -127,25 +125,35 @@ enum ManagedClassSlots {
 }
 
 /// The entity of each `@Managed` class in the most recently built model that has it.
+///
+/// It holds the model weakly, not the entity: a weak reference gives its target a side table,
+/// and every retain of an object with one takes the runtime's slow path, where entities are
+/// retained with each copy of an object ID.
 enum ManagedClassRegistry {
-    private final class WeakEntity: @unchecked Sendable {
-        weak var entity: EntityDescription?
-        init(_ entity: EntityDescription) { self.entity = entity }
+    private final class Entry: @unchecked Sendable {
+        weak var model: ManagedObjectModel?
+        let entityName: String
+        init(_ model: ManagedObjectModel, _ entityName: String) {
+            self.model = model
+            self.entityName = entityName
+        }
     }
-    private static let entities = Mutex<[ObjectIdentifier: WeakEntity]>([:])
+    private static let entries = Mutex<[ObjectIdentifier: Entry]>([:])
 
-    static func register(_ list: [EntityDescription]) {
-        entities.withLock { entities in
-            for entity in list where entity.managedObjectClass != ManagedObject.self {
+    /// Remembers the entities of a model just built whose classes are not `ManagedObject`.
+    static func register(_ model: ManagedObjectModel) {
+        entries.withLock { entries in
+            for entity in model.entities where entity.managedObjectClass != ManagedObject.self {
                 // A class shared by several entities (a parent's class used by a sub-entity)
                 // keeps the topmost one.
                 if let parent = entity.superentity, parent.managedObjectClass == entity.managedObjectClass { continue }
-                entities[ObjectIdentifier(entity.managedObjectClass)] = WeakEntity(entity)
+                entries[ObjectIdentifier(entity.managedObjectClass)] = Entry(model, entity.name)
             }
         }
     }
 
     static func entity(for managedClass: ManagedObject.Type) -> EntityDescription? {
-        entities.withLock { $0[ObjectIdentifier(managedClass)]?.entity }
+        guard let entry = entries.withLock({ $0[ObjectIdentifier(managedClass)] }) else { return nil }
+        return entry.model?.entitiesByName[entry.entityName]
     }
 }

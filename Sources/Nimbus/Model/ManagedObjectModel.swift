@@ -97,6 +97,7 @@ public final class ManagedObjectModel: Sendable {
         guard problems.isEmpty else {
             throw NimbusError(.invalidModel, "the model is not valid: " + problems.joined(separator: "; "))
         }
+        ManagedClassRegistry.register(self)
     }
 
     /// Builds a model from a block of entities.

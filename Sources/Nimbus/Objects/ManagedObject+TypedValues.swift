@@ -18,9 +18,9 @@
 ///     }
 ///     set { setManagedValue(newValue, slot: 0) }
 /// }
-/// override func _loadTypedValues() {
-///     super._loadTypedValues()
-///     __nimbusValue_title = _typedValue(slot: 0)
+/// override func _loadTypedValues(from source: _TypedValueSource) {
+///     super._loadTypedValues(from: source)
+///     __nimbusValue_title = source.value(slot: 0)
 /// }
 /// ```
 extension ManagedObject {
@@ -50,24 +50,38 @@ extension ManagedObject {
     final func loadTypedValuesForReading(_ property: StaticString) {
         checkQueue(property)
         let loaded = fireFaultIfNeeded()
-        _loadTypedValues()
+        _loadTypedValues(from: _TypedValueSource(values: values, slots: objectID.entity.typedSlots))
         typedValuesLoaded = loaded
-    }
-
-    /// The value of a slot as a `@Managed` class's copy holds it (nil while a fault); only
-    /// for ``_loadTypedValues()``.
-    @inlinable @inline(__always)
-    public final func _typedValue<Value: ManagedAttributeValue>(slot: Int) -> Value? {
-        guard let values else { return nil }
-        return Value(managedValue: values[objectID.entity.typedSlots[slot]])
     }
 
     /// Makes the copies of a `@Managed` class's attributes from ``values`` just read from
     /// the store; does nothing for other classes and for faults.
     @inline(__always)
     func loadTypedValuesIfTyped() {
-        guard values != nil, !objectID.entity.typedSlots.isEmpty else { return }
-        _loadTypedValues()
+        guard let values else { return }
+        let slots = objectID.entity.typedSlots
+        guard !slots.isEmpty else { return }
+        _loadTypedValues(from: _TypedValueSource(values: values, slots: slots))
         typedValuesLoaded = true
+    }
+}
+
+/// What ``ManagedObject/_loadTypedValues(from:)`` copies from: an object's values, read by
+/// its class's slots (nil for every slot while the object is a fault that could not be
+/// fulfilled).
+public struct _TypedValueSource {
+    @usableFromInline let values: [PropertyValue]?
+    @usableFromInline let slots: [Int]
+
+    init(values: [PropertyValue]?, slots: [Int]) {
+        self.values = values
+        self.slots = slots
+    }
+
+    /// The value of a slot as the copy holds it.
+    @inlinable @inline(__always)
+    public func value<Value: ManagedAttributeValue>(slot: Int) -> Value? {
+        guard let values else { return nil }
+        return Value(managedValue: values[slots[slot]])
     }
 }

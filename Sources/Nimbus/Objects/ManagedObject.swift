@@ -23,7 +23,7 @@ open class ManagedObject {
     // access set on every read).
 
     /// The object's ID; temporary until saved.
-    @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
+    @exclusivity(unchecked) public internal(set) final var objectID: ManagedObjectID
     @exclusivity(unchecked) var flags = Flags()
     /// Whether the copies a `@Managed` class keeps of its attributes match ``values``
     /// (``_loadTypedValues()``); every change of ``values`` clears it.
@@ -118,7 +118,7 @@ open class ManagedObject {
     /// stored properties; the macro writes the override (each class copies its own and calls
     /// `super`). Called when values are read from the store; do not call or override it
     /// yourself.
-    open func _loadTypedValues() {}
+    open func _loadTypedValues(from source: _TypedValueSource) {}
 
     /// What a context passes to create an object for a stored row.
     public struct Materialization {
