@@ -50,6 +50,8 @@ extension ManagedObject {
     final func loadTypedValuesForReading(_ property: StaticString) {
         checkQueue(property)
         let loaded = fireFaultIfNeeded()
+        // Fulfilling a fault made the copies already.
+        if typedValuesLoaded { return }
         _loadTypedValues(from: _TypedValueSource(values: values, slots: objectID.entity.typedSlots))
         typedValuesLoaded = loaded
     }
