@@ -235,4 +235,29 @@ struct TypedValueCopyTests {
             #expect(clip.caption == "intro" && clip.seconds == 12 && clip.source == "camera")
         }
     }
+
+    @Test("turning an object into a fault lets go of what its copies held")
+    func faultingReleasesCopies() throws {
+        final class Freed: @unchecked Sendable { var count = 0 }
+        let freed = Freed()
+        let stack = try Stack()
+        let context = stack.context()
+        try context.performAndWait { () throws in
+            let reading = Reading(context: context)
+            do {
+                let bytes = UnsafeMutableRawPointer.allocate(byteCount: 4096, alignment: 8)
+                bytes.initializeMemory(as: UInt8.self, repeating: 7, count: 4096)
+                reading.blob = Data(bytesNoCopy: bytes, count: 4096, deallocator: .custom { pointer, _ in
+                    pointer.deallocate()
+                    freed.count += 1
+                })
+            }
+            try context.save()
+            #expect(reading.blob?.count == 4096)
+            #expect(reading._typedValuesReadable, "the read made the copies, which now hold the blob")
+            context.refresh(reading, mergeChanges: false)
+            #expect(freed.count == 1, "the fault still held the blob")
+            #expect(reading.blob == Data(repeating: 7, count: 4096), "the blob reads back from the store")
+        }
+    }
 }

@@ -132,6 +132,7 @@ extension ManagedObject {
         if wasLoaded { willTurnIntoFault() }
         defer { if wasLoaded { didTurnIntoFault() } }
         values = nil
+        releaseTypedValues()
         committed = nil
         committedToMany = [:]
         loadedToMany = []

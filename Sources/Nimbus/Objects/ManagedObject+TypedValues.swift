@@ -56,6 +56,14 @@ extension ManagedObject {
         typedValuesLoaded = loaded
     }
 
+    /// Lets go of what the copies of a `@Managed` class's attributes hold (they read nil),
+    /// so that turning an object into a fault frees its strings and data, as apps expect.
+    func releaseTypedValues() {
+        let slots = objectID.entity.typedSlots
+        guard !slots.isEmpty else { return }
+        _loadTypedValues(from: _TypedValueSource(values: nil, slots: slots))
+    }
+
     /// Makes the copies of a `@Managed` class's attributes from ``values`` just read from
     /// the store; does nothing for other classes and for faults.
     @inline(__always)
