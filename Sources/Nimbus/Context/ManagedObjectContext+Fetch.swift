@@ -160,19 +160,27 @@ extension ManagedObjectContext {
             registry.sweepIfWorthwhile()
             registry.suspendSweeps()
             defer { registry.resumeSweeps() }
-            var run: [(id: ManagedObjectID, snapshot: RowSnapshot)] = []
-            run.reserveCapacity(Self.materializationRun)
+            // The rows wait in a buffer they are moved into and out of: copies would cost a
+            // retain and a release of each row's entity and values.
+            let run = UnsafeMutableBufferPointer<(id: ManagedObjectID, snapshot: RowSnapshot)>.allocate(capacity: Self.materializationRun)
+            var waiting = 0
+            defer {
+                _ = run.extracting(0..<waiting).deinitialize()
+                run.deallocate()
+            }
             func materializeRun() {
-                for row in run {
+                for index in 0..<waiting {
+                    let row = run.moveElement(from: index)
                     objects.append(materialize(row.id, snapshot: row.snapshot, asFault: request.returnsObjectsAsFaults, awakened: &awakened))
                 }
-                run.removeAll(keepingCapacity: true)
+                waiting = 0
             }
             for store in stores {
                 try read(store) { db in
                     try store.database.forEachSnapshot(query, db) { id, snapshot in
-                        run.append((id, snapshot))
-                        if run.count == Self.materializationRun { materializeRun() }
+                        run.initializeElement(at: waiting, to: (id, snapshot))
+                        waiting += 1
+                        if waiting == Self.materializationRun { materializeRun() }
                     }
                     materializeRun()
                 }

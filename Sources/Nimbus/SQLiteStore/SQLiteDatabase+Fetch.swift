@@ -4,7 +4,7 @@ import GRDB
 extension SQLiteDatabase {
     /// Reads matching rows and hands each to `body` as soon as it is read, so a caller that
     /// turns rows into objects touches each row's memory once, while it is still in cache.
-    func forEachSnapshot(_ query: SelectQuery, _ db: Database, _ body: (ManagedObjectID, RowSnapshot) throws -> Void) throws {
+    func forEachSnapshot(_ query: SelectQuery, _ db: Database, _ body: (consuming ManagedObjectID, consuming RowSnapshot) throws -> Void) throws {
         let reader = reader(for: query.entity)
         let sql = "SELECT \(reader.selectList) " + query.fromClause(reader: reader) + query.tail
         let started = ContinuousClock.now
