@@ -132,7 +132,7 @@ extension SQLiteDatabase {
     /// (which this connection's own commits leave alone) is what it was at the last check,
     /// the keys are known to be free without reading them.
     private func reservedKeysAreFree(_ keys: ClosedRange<Int64>, root: Int, _ db: Database) throws -> Bool {
-        let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0
+        let version = try db.int64Value(sql: "PRAGMA data_version") ?? 0
         if keyReservations.isUnchanged(since: version) { return true }
         guard let entity = model.entity(number: root) else { return false }
         let table = schema.mapping(for: entity).table.quotedDatabaseIdentifier

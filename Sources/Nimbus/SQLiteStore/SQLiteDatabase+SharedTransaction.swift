@@ -38,14 +38,14 @@ enum SharedTransaction {
         guard let database = remaining.first else {
             try work()
             // Every store's writes succeeded: commit them all.
-            for (_, db) in handles { try db.commit() }
+            for (_, db) in handles { try db.commitWriteTransaction() }
             return
         }
         do {
             try database.gate.enter(database.identifier)
             defer { database.gate.leave() }
             try database.writer.writeWithoutTransaction { db in
-                try db.beginTransaction(.immediate)
+                try db.beginWriteTransaction()
                 database.joinTransaction(db)
                 defer { database.leaveTransaction() }
                 do {

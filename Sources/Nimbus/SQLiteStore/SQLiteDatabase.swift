@@ -220,7 +220,7 @@ final class SQLiteDatabase: @unchecked Sendable {
                 throw constraintConflict(error) ?? NimbusError.from(error, path: nil)
             }
         }
-        do { return try writer.write(block) } catch let error as DatabaseError {
+        do { return try writer.writeWithoutTransaction { db in try db.inWriteTransaction(block) } } catch let error as DatabaseError {
             throw constraintConflict(error) ?? NimbusError.from(error, path: nil)
         }
     }
