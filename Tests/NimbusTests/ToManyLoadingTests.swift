@@ -157,6 +157,42 @@ struct ToManyLoadingTests {
         }
     }
 
+    @Test("sources without members, between and after ones with members, in any fetch order, load as empty in the same statement")
+    func prefetchWithEmptySources() throws {
+        let stack = try TestStack(recordSQL: true)
+        // Authors 0..<12 in key order; only 1, 4, 7 and 10 have posts (as many as their number)
+        // (so the first, the middle ones and the last two have none).
+        let context = stack.newContext()
+        var expected: [String: Set<String>] = [:]
+        try context.performAndWait { () throws in
+            for a in 0..<12 {
+                let author = try context.insert("Person", ["name": "a\(String(format: "%02d", a))"])
+                var titles = Set<String>()
+                if a % 3 == 1 {
+                    for p in 0..<a { titles.insert("a\(a)p\(p)"); _ = try context.insert("Post", ["title": "a\(a)p\(p)", "author": author]) }
+                }
+                expected["a\(String(format: "%02d", a))"] = titles
+            }
+            try context.save()
+        }
+        let (reader, store) = try stack.reopenedContextRecording()
+        try reader.performAndWait { () throws in
+            var request = FetchRequest<ManagedObject>(entityName: "Person")
+            // Descending names: the results' order is the opposite of the keys'.
+            request.sortDescriptors = [FetchSortDescriptor("name", ascending: false)]
+            request.relationshipKeyPathsForPrefetching = ["posts"]
+            let authors = try reader.fetch(request)
+            #expect(entitySelects(store).count == 2, "\(entitySelects(store))")
+            var loaded: [String: Set<String>] = [:]
+            for author in authors {
+                let posts = try #require(author.value(forKey: "posts") as? Set<ManagedObject>)
+                loaded[author.value(forKey: "name") as! String] = Set(posts.map { $0.value(forKey: "title") as! String })
+            }
+            #expect(entitySelects(store).count == 2, "every author's posts, empty or not, came with the prefetch; \(entitySelects(store))")
+            #expect(loaded == expected)
+        }
+    }
+
     @Test("a prefetch key path naming no relationship is an unknownProperty error")
     func badKeyPath() throws {
         let stack = try TestStack()

@@ -13,46 +13,29 @@ extension ManagedObjectContext {
     func loadToMany(_ index: Int, of sources: some Sequence<ManagedObject>, asFaults: Bool) throws {
         guard parent == nil else { return }
         // By store key: the usual case is one store, so one group.
-        var groups: [UInt32: (entity: EntityDescription, byKey: [Int64: ManagedObject])] = [:]
+        var groups: [UInt32: (entity: EntityDescription, sources: [ManagedObject])] = [:]
         for source in sources where !source.objectID.isTemporaryID && source.managedObjectContext === self {
             if source.values == nil {
                 guard source.committed != nil else { continue }
                 try source.fireFault()
             }
             guard !source.loadedToMany.contains(index) else { continue }
-            groups[source.objectID.storeKey, default: (source.entity, [:])].byKey[source.objectID.primaryKey] = source
+            groups[source.objectID.storeKey, default: (source.entity, [])].sources.append(source)
         }
-        for entry in groups.values where !entry.byKey.isEmpty {
-            let group = (store: try persistentStoreCoordinator.store(for: entry.byKey.first!.value.objectID), entity: entry.entity, byKey: entry.byKey)
+        for entry in groups.values where !entry.sources.isEmpty {
+            let store = try persistentStoreCoordinator.store(for: entry.sources[0].objectID)
+            // Rows come ordered by their source's key: the sources, in that order, are walked
+            // alongside them (no lookup per source).
+            let gathering = ToManyGathering(sources: entry.sources, index: index)
             var awakened: [ManagedObject] = []
-            // One source's destinations gather here (storage reused from source to source),
-            // then move to the source at their exact size.
-            var currentKey: Int64?
-            var ids: [ManagedObjectID] = []
-            var members: [ManagedObject] = []
-            func flush() {
-                if let currentKey, let source = group.byKey[currentKey] {
-                    source.setLoadedToMany(Array(ids), members: Array(members), at: index)
-                }
-                ids.removeAll(keepingCapacity: true)
-                members.removeAll(keepingCapacity: true)
-            }
             registry.suspendSweeps()
             defer { registry.resumeSweeps() }
-            let read = try self.read(group.store) { db in
-                try group.store.database.forEachDestination(of: Array(group.byKey.keys), entity: group.entity, relationshipIndex: index, db) { key, id, snapshot in
-                    if currentKey != key {
-                        flush()
-                        currentKey = key
-                    }
-                    ids.append(id)
-                    members.append(materialize(id, snapshot: snapshot, asFault: asFaults, awakened: &awakened))
+            let read = try self.read(store) { db in
+                try store.database.forEachDestination(of: gathering.keys, entity: entry.entity, relationshipIndex: index, db) { key, id, snapshot in
+                    gathering.add(id, member: materialize(id, snapshot: snapshot, asFault: asFaults, awakened: &awakened), source: key)
                 }
             }
-            flush()
-            if read {
-                for source in group.byKey.values where !source.loadedToMany.contains(index) { source.setLoadedToMany([], at: index) }
-            }
+            if read { gathering.finish() }
             for object in awakened { object.awakeFromFetch() }
         }
     }

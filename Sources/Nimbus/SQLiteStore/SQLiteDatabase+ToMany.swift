@@ -11,7 +11,8 @@ extension SQLiteDatabase {
     /// hierarchy, with the destinations' rows, in one statement per
     /// ``sourceKeysPerStatement`` sources.
     ///
-    /// Calls `body` once per (source, destination) pair: rows of one source come together,
+    /// `sourceKeys` must be ascending. Calls `body` once per (source, destination) pair, in
+    /// ascending order of source keys: rows of one source come together,
     /// in the order a single source's ``destinations(of:relationshipIndex:_:)`` gives them.
     /// Returns false (and reads nothing) when the relationship is not stored in a way this
     /// reads (transient).
@@ -38,7 +39,8 @@ extension SQLiteDatabase {
         default:
             return false
         }
-        let keys = sourceKeys.sorted()
+        let keys = sourceKeys
+        assert(zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }, "source keys must be ascending")
         var decoder = RowDecoder(reader: reader, storeKey: storeKey, model: model)
         for start in stride(from: 0, to: keys.count, by: Self.sourceKeysPerStatement) {
             let chunk = keys[start..<min(start + Self.sourceKeysPerStatement, keys.count)]
