@@ -206,6 +206,14 @@ extension ManagedObjectContext {
     /// ``ManagedObject/awakeFromFetch()`` are added to `awakened`, for the caller to wake.
     @inline(__always)
     func materialize(_ id: ManagedObjectID, snapshot: RowSnapshot, asFault: Bool, awakened: inout [ManagedObject]) -> ManagedObject {
+        materialize(id, asFault: asFault, awakened: &awakened) { snapshot }
+    }
+
+    /// ``materialize(_:snapshot:asFault:awakened:)`` for a row decoded only when it is needed:
+    /// an object already loaded here keeps its values, so its row is not decoded.
+    @inline(__always)
+    func materialize<Failure: Error>(_ id: ManagedObjectID, asFault: Bool, awakened: inout [ManagedObject],
+                                     row: () throws(Failure) -> RowSnapshot) throws(Failure) -> ManagedObject {
         let objectClass = id.entity.managedObjectClass
         let (object, isNew) = registry.object(for: id) {
             // Made as a fault and given the row here: the row is not copied into the
@@ -213,6 +221,7 @@ extension ManagedObjectContext {
             objectClass.init(materializing: .init(id: id, context: reference, snapshot: nil, asFault: true))
         }
         if isNew {
+            let snapshot = try row()
             object.committed = snapshot
             if !asFault {
                 object.values = snapshot.values
@@ -222,6 +231,7 @@ extension ManagedObjectContext {
                 }
             }
         } else if object.values == nil {
+            let snapshot = try row()
             object.committed = snapshot
             if !asFault {
                 object.fulfill(with: snapshot, awakening: false)

@@ -32,7 +32,7 @@ extension ManagedObjectContext {
             defer { registry.resumeSweeps() }
             let read = try self.read(store) { db in
                 try store.database.forEachDestination(of: gathering.keys, entity: entry.entity, relationshipIndex: index, db) { key, id, snapshot in
-                    gathering.add(id, member: materialize(id, snapshot: snapshot, asFault: asFaults, awakened: &awakened), source: key)
+                    gathering.add(id, member: try materialize(id, asFault: asFaults, awakened: &awakened, row: snapshot), source: key)
                 }
             }
             if read { gathering.finish() }

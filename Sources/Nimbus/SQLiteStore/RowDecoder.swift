@@ -31,6 +31,14 @@ struct RowDecoder {
     ///   an integer attribute).
     @inline(__always)
     mutating func read(_ statement: SQLiteStatement, primaryKey: Int64) throws(NimbusError) -> (ManagedObjectID, RowSnapshot) {
+        let id = try id(statement, primaryKey: primaryKey)
+        return (id, try snapshot(statement, primaryKey: primaryKey))
+    }
+
+    /// The ID of the current row, without decoding its values (read them with
+    /// ``snapshot(_:primaryKey:)`` while the statement is still on the row).
+    @inline(__always)
+    mutating func id(_ statement: SQLiteStatement, primaryKey: Int64) throws(NimbusError) -> ManagedObjectID {
         let number = Int(sqlite3_column_int64(statement, 1))
         if number != lastNumber {
             guard let plan = reader.plan(forEntityNumber: number), let entity = model.entity(number: number),
@@ -40,6 +48,16 @@ struct RowDecoder {
             (lastNumber, self.plan, self.entity) = (number, plan, entity)
             external = reader.externalDataFolder == nil ? [] : ExternalStorage.indexes(of: entity)
         }
+        return ManagedObjectID(entity: entity.unsafelyUnwrapped, storeKey: storeKey, primaryKey: primaryKey)
+    }
+
+    /// The values of the current row, whose ID ``id(_:primaryKey:)`` read last.
+    ///
+    /// `mutating` though it changes nothing: a caller that reaches the decoder through a
+    /// closure's capture then borrows it in place instead of copying it (five retains and
+    /// releases per row).
+    @inline(__always)
+    mutating func snapshot(_ statement: SQLiteStatement, primaryKey: Int64) throws(NimbusError) -> RowSnapshot {
         let version = sqlite3_column_type(statement, 2) == SQLITE_NULL ? 1 : sqlite3_column_int64(statement, 2)
         // Appending into reserved storage: the array initializers that take a count allocate
         // through an unspecialized path of the standard library (a metadata lookup per row).
@@ -59,8 +77,7 @@ struct RowDecoder {
                                                         owner: "\(entity.name).\(entity.properties[index].name) of the row Z_PK = \(primaryKey)")
             }
         }
-        return (ManagedObjectID(entity: entity.unsafelyUnwrapped, storeKey: storeKey, primaryKey: primaryKey),
-                RowSnapshot(version: version, values: row))
+        return RowSnapshot(version: version, values: row)
     }
 
     private func badEntityNumber(_ statement: SQLiteStatement, primaryKey: Int64) -> NimbusError {

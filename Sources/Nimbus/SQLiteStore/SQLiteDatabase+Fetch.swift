@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 extension SQLiteDatabase {
     /// Reads matching rows and hands each to `body` as soon as it is read, so a caller that
@@ -11,12 +12,9 @@ extension SQLiteDatabase {
         let statement = try db.cachedStatement(sql: sql)
         let arguments = StatementArguments(query.arguments)
         var rows = 0
-        // Stepping with a cursor of the first column (the primary key) hands no `Row` out.
-        let cursor = try Int64.fetchCursor(statement, arguments: arguments)
-        let sqliteStatement = statement.sqliteStatement
         var decoder = RowDecoder(reader: reader, storeKey: storeKey, model: model)
-        while let primaryKey = try cursor.next() {
-            let (id, snapshot) = try decoder.read(sqliteStatement, primaryKey: primaryKey)
+        try statement.forEachRow(arguments: arguments) { row in
+            let (id, snapshot) = try decoder.read(row, primaryKey: sqlite3_column_int64(row, 0))
             rows += 1
             try body(id, snapshot)
         }

@@ -14,10 +14,12 @@ extension SQLiteDatabase {
     /// `sourceKeys` must be ascending. Calls `body` once per (source, destination) pair, in
     /// ascending order of source keys: rows of one source come together,
     /// in the order a single source's ``destinations(of:relationshipIndex:_:)`` gives them.
+    /// `snapshot` decodes the destination's row, only while `body` runs (a destination
+    /// already loaded in the caller's context needs no decoding: many-to-many members recur).
     /// Returns false (and reads nothing) when the relationship is not stored in a way this
     /// reads (transient).
     func forEachDestination(of sourceKeys: [Int64], entity: EntityDescription, relationshipIndex index: Int, _ db: Database,
-                            _ body: (_ source: Int64, _ id: ManagedObjectID, _ snapshot: RowSnapshot) throws -> Void) throws -> Bool {
+                            _ body: (_ source: Int64, _ id: ManagedObjectID, _ snapshot: () throws(NimbusError) -> RowSnapshot) throws -> Void) throws -> Bool {
         let relationship = entity.properties[index].relationship!
         guard let destination = entity.destination(of: relationship) else { return false }
         let reader = reader(for: destination)
@@ -52,14 +54,12 @@ extension SQLiteDatabase {
             }
             let sql = head + list + ")" + order
             let started = ContinuousClock.now
-            let statement = try db.makeStatement(sql: sql)
-            let cursor = try Int64.fetchCursor(statement)
-            let sqliteStatement = statement.sqliteStatement
             var rows = 0
-            while let primaryKey = try cursor.next() {
-                let (id, snapshot) = try decoder.read(sqliteStatement, primaryKey: primaryKey)
+            try db.makeStatement(sql: sql).forEachRow { row in
+                let primaryKey = sqlite3_column_int64(row, 0)
+                let id = try decoder.id(row, primaryKey: primaryKey)
                 rows += 1
-                try body(sqlite3_column_int64(sqliteStatement, Int32(sourceColumn)), id, snapshot)
+                try body(sqlite3_column_int64(row, Int32(sourceColumn)), id) { () throws(NimbusError) in try decoder.snapshot(row, primaryKey: primaryKey) }
             }
             SQLDebug.logFetch(sql: head + "(\(chunk.count) keys)" + order, arguments: StatementArguments(), rows: rows, started: started, db: db)
         }
