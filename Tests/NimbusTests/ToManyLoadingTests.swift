@@ -80,8 +80,12 @@ struct ToManyLoadingTests {
                 let names = (post.value(forKey: "tags") as! Set<ManagedObject>).map { $0.value(forKey: "name") as! String }
                 tags[post.value(forKey: "title") as! String] = names.sorted()
             }
-            // The fetch, then batches of 1, 16, 64 and 9 posts (the tags' rows come with them).
-            #expect(entitySelects(store).count == 5, "\(entitySelects(store))")
+            // The fetch, then batches of 1, 16, 64 and 9 posts (the tags' rows come with them),
+            // each read with a list of keys or, where the keys lie close, a statement per range
+            // of keys (at most two here): far fewer statements than posts (90).
+            let statements = entitySelects(store)
+            #expect(statements.count >= 5 && statements.count <= 9, "\(statements)")
+            #expect(statements.dropFirst().allSatisfy { $0.contains("Z_5TAGS") }, "\(statements)")
             for (title, names) in tags { #expect(Array(expected[title]![1...2]) == names, "\(title)") }
         }
     }
@@ -190,6 +194,42 @@ struct ToManyLoadingTests {
             }
             #expect(entitySelects(store).count == 2, "every author's posts, empty or not, came with the prefetch; \(entitySelects(store))")
             #expect(loaded == expected)
+        }
+    }
+
+    @Test("sources with nearby keys are read by ranges, skipping the rows of sources between them; scattered ones by a list of keys",
+          arguments: [(1, "BETWEEN"), (2, "BETWEEN"), (4, "BETWEEN"), (10, " IN (")])
+    func prefetchSubsets(every step: Int, expectedSQL: String) throws {
+        let stack = try TestStack(recordSQL: true)
+        // 90 people, each with as many posts as their age modulo 4.
+        let context = stack.newContext()
+        var expected: [Int: Set<String>] = [:]
+        try context.performAndWait { () throws in
+            for age in 0..<90 {
+                let person = try context.insert("Person", ["name": "p\(age)", "age": age])
+                expected[age] = Set((0..<(age % 4)).map { "p\(age)-\($0)" })
+                for title in expected[age]! { _ = try context.insert("Post", ["title": title, "author": person]) }
+            }
+            try context.save()
+        }
+        let (reader, store) = try stack.reopenedContextRecording()
+        try reader.performAndWait { () throws in
+            let people = try reader.all("Person").sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
+            let chosen = people.enumerated().filter { $0.offset % step == 0 }.map(\.element)
+            let before = entitySelects(store).count
+            try reader.prefetch(["posts"], for: chosen)
+            let statements = Array(entitySelects(store).dropFirst(before))
+            #expect(statements.count == 1 && statements[0].contains(expectedSQL), "\(statements)")
+            let index = chosen[0].entity.propertyIndexes["posts"]!
+            for (offset, person) in people.enumerated() {
+                let age = person.value(forKey: "age") as! Int16
+                #expect(person.loadedToMany.contains(index) == (offset % step == 0), "p\(age)")
+            }
+            for person in chosen {
+                let posts = try #require(person.value(forKey: "posts") as? Set<ManagedObject>)
+                #expect(Set(posts.map { $0.value(forKey: "title") as! String }) == expected[Int(person.value(forKey: "age") as! Int16)]!)
+            }
+            #expect(entitySelects(store).count == before + 1, "the chosen people's posts all came with the prefetch")
         }
     }
 
