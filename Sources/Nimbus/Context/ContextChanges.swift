@@ -133,11 +133,12 @@ extension ManagedObjectContext {
         post(Self.willSaveNotification, ContextChanges(kind: .willSave))
     }
 
-    func postDidSave(inserted: [ManagedObject], updated: Set<ManagedObject>, deleted: Set<ManagedObject>) {
+    /// `insertedObjects` is `inserted` as a set.
+    func postDidSave(inserted: [ManagedObject], insertedObjects: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>) {
         var changes = ContextChanges(kind: .didSave)
         changes.setObjectIDs(inserted: inserted.map(\.objectID), updated: updated.map(\.objectID), deleted: deleted.map(\.objectID))
         post(Self.didSaveObjectsNotification, changes, objects: [
-            NotificationKey.insertedObjects: Set(inserted), NotificationKey.updatedObjects: updated, NotificationKey.deletedObjects: deleted,
+            NotificationKey.insertedObjects: insertedObjects, NotificationKey.updatedObjects: updated, NotificationKey.deletedObjects: deleted,
         ])
     }
 

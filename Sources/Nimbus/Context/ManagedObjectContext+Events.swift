@@ -41,10 +41,28 @@ extension ManagedObjectContext {
     var objectsInsertedInEvent: [ManagedObject] {
         let mark = reference.eventInsertionMark
         guard insertionCounter != mark else { return [] }
-        return insertionOrder.compactMap { object, sequence in
-            sequence > mark && object.insertionSequence == sequence && object.flags.isInserted && !object.flags.isDeleted
-                && insertedSet.contains(object) ? object : nil
-        }
+        return pendingInsertions(since: mark).filter { $0.flags.isInserted }
+    }
+
+    /// Objects of ``insertedSet`` not deleted, in the order they were (last) inserted;
+    /// with `mark`, those inserted after that insertion sequence.
+    ///
+    /// Every member of ``insertedSet`` has its entry in ``insertionOrder`` (each insertion
+    /// appends one; they are cleared together), so when the current entries are as many as
+    /// the members they are the members, and none is looked up in the set (a million
+    /// lookups in a million-object set miss the cache each time).
+    func pendingInsertions(since mark: Int32 = 0) -> [ManagedObject] {
+        var current = insertionOrder.compactMap { object, sequence in object.insertionSequence == sequence ? object : nil }
+        if current.count != insertedSet.count { current.removeAll { !insertedSet.contains($0) } }
+        if mark != 0 { current.removeAll { $0.insertionSequence <= mark } }
+        current.removeAll { $0.flags.isDeleted }
+        return current
+    }
+
+    /// `objects` (distinct members of ``insertedSet``) as a set: the context's own set when
+    /// they are all of it (an import's one event, a save), so none is built.
+    func insertedSet(equalTo objects: [ManagedObject]) -> Set<ManagedObject> {
+        objects.count == insertedSet.count ? insertedSet : Set(objects)
     }
 
     /// Whether the current event changed anything.
@@ -101,7 +119,7 @@ extension ManagedObjectContext {
         reference.eventInsertionMark = insertionCounter
         guard !changes.isEmpty else { return }
         post(Self.objectsDidChangeNotification, changes, objects: [
-            NotificationKey.insertedObjects: Set(inserted), NotificationKey.updatedObjects: updated,
+            NotificationKey.insertedObjects: insertedSet(equalTo: inserted), NotificationKey.updatedObjects: updated,
             NotificationKey.deletedObjects: deleted, NotificationKey.refreshedObjects: refreshed,
             NotificationKey.invalidatedObjects: invalidated,
         ])

@@ -89,9 +89,7 @@ extension ManagedObjectContext {
         var groups: [Key: [ManagedObject]] = [:]
         var order: [Key] = []
         var declaringEntities: [ObjectIdentifier: EntityDescription] = [:]
-        let inserted = insertionOrder.compactMap { object, sequence in
-            object.insertionSequence == sequence && !object.flags.isDeleted && insertedSet.contains(object) ? object : nil
-        }
+        let inserted = pendingInsertions()
         let updated = changedSet.filter { !$0.flags.isInserted && !$0.flags.isDeleted && !$0.flags.isDeletedInStore }.sorted { $0.objectID < $1.objectID }
         for object in inserted + updated {
             guard let values = object.values else { continue }

@@ -45,9 +45,7 @@ extension ManagedObjectContext {
     /// Writes the pending changes (into the parent, or to the stores in one transaction) and
     /// settles the objects.
     private func writeChanges() throws {
-        let inserted = insertionOrder.compactMap { object, sequence in
-            object.insertionSequence == sequence && !object.flags.isDeleted && insertedSet.contains(object) ? object : nil
-        }
+        let inserted = pendingInsertions()
         let deleted = deletedSet.filter { !$0.flags.isInserted }
         let updated = changedSet.filter { !$0.flags.isInserted && !$0.flags.isDeleted && !$0.flags.isDeletedInStore && $0.hasPersistentChangedValues }
         if let parent {
@@ -132,6 +130,7 @@ extension ManagedObjectContext {
                 if case let .objects(ids) = object.values![index] { object.committedToMany[index] = ids }
             }
         }
+        let insertedObjects = insertedSet(equalTo: inserted)
         insertedSet.removeAll()
         insertionOrder.removeAll()
         deletedSet.removeAll()
@@ -144,7 +143,7 @@ extension ManagedObjectContext {
         clearEventRecord()
         reference.eventInsertionMark = insertionCounter
         extras.undoManager?.removeAllActions()
-        postDidSave(inserted: inserted, updated: updated, deleted: deleted)
+        postDidSave(inserted: inserted, insertedObjects: insertedObjects, updated: updated, deleted: deleted)
         registry.sweepIfWorthwhile()
         guard parent == nil else { return }
         persistentStoreCoordinator.rowCache.apply(saved: saved, deleted: deleted.map(\.objectID))
