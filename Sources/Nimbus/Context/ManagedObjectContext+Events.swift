@@ -44,18 +44,20 @@ extension ManagedObjectContext {
         return pendingInsertions(since: mark).filter { $0.flags.isInserted }
     }
 
-    /// Objects of ``insertedSet`` not deleted, in the order they were (last) inserted;
-    /// with `mark`, those inserted after that insertion sequence.
+    /// Objects of ``insertedSet`` not deleted (or all of them, `includingDeleted`), in the
+    /// order they were (last) inserted; with `mark`, those inserted after that insertion
+    /// sequence. Walking them in this order reads objects in the order they were made,
+    /// where walking the set reads them scattered.
     ///
     /// Every member of ``insertedSet`` has its entry in ``insertionOrder`` (each insertion
     /// appends one; they are cleared together), so when the current entries are as many as
     /// the members they are the members, and none is looked up in the set (a million
     /// lookups in a million-object set miss the cache each time).
-    func pendingInsertions(since mark: Int32 = 0) -> [ManagedObject] {
+    func pendingInsertions(since mark: Int32 = 0, includingDeleted: Bool = false) -> [ManagedObject] {
         var current = insertionOrder.compactMap { object, sequence in object.insertionSequence == sequence ? object : nil }
         if current.count != insertedSet.count { current.removeAll { !insertedSet.contains($0) } }
         if mark != 0 { current.removeAll { $0.insertionSequence <= mark } }
-        current.removeAll { $0.flags.isDeleted }
+        if !includingDeleted { current.removeAll { $0.flags.isDeleted } }
         return current
     }
 

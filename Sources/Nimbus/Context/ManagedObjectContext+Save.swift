@@ -20,7 +20,7 @@ extension ManagedObjectContext {
         try checkFaultFailures()
         guard hasChanges else { return }
         postWillSave()
-        for object in insertedSet { object.willSave() }
+        for object in pendingInsertions(includingDeleted: true) { object.willSave() }
         for object in changedSet where !object.flags.isInserted { object.willSave() }
         for object in deletedSet where !object.flags.isInserted && !object.flags.isChanged { object.willSave() }
         try processPendingChanges()
@@ -94,7 +94,7 @@ extension ManagedObjectContext {
             ? Dictionary(newIDs.map { ($0.0.objectID, $0.1) }, uniquingKeysWith: { a, _ in a }) : [:]
         adoptPermanentIDs(newIDs, map: map)
         // Only objects changed in this save can point at the new objects' temporary IDs.
-        remapReferences(references, among: Array(insertedSet) + Array(changedSet))
+        if !references.isEmpty { remapReferences(references, among: Array(insertedSet) + Array(changedSet)) }
         propagatePermanentIDs(map)
         var notification = SaveNotification()
         var saved: [(ManagedObjectID, RowSnapshot)] = []

@@ -10,7 +10,7 @@ extension ManagedObjectContext {
                     ? [.init(objectID: object.objectID, entityName: object.entity.name, property: "", reason: error.message)] : error.validationFailures
             }
         }
-        for object in insertedSet where !object.flags.isDeleted && !object.flags.isDeletedInStore {
+        for object in pendingInsertions() where !object.flags.isDeletedInStore {
             try collect(object, object.validateForInsert)
         }
         for object in changedSet where !object.flags.isDeleted && !object.flags.isDeletedInStore && !insertedSet.contains(object) {
