@@ -105,15 +105,18 @@ enum TextFunctions {
             return true
         case .contains:
             guard n > 0, n <= t else { return false }
+            // The needle's first byte as the text may hold it (either case of a letter), so
+            // the scan for candidates folds nothing.
             let first = needle[0]
+            let other = lowercasing && first &- 97 < 26 ? first & ~0x20 : first
+            let last = t - n
             var start = 0
-            search: while start <= t - n {
-                if lower(text[start], lowercasing) == first {
-                    for i in 1..<n where lower(text[start + i], lowercasing) != needle[i] {
-                        start += 1
-                        continue search
-                    }
-                    return true
+            while start <= last {
+                let byte = text[start]
+                if byte == first || byte == other {
+                    var i = 1
+                    while i < n, lower(text[start + i], lowercasing) == needle[i] { i += 1 }
+                    if i == n { return true }
                 }
                 start += 1
             }
