@@ -115,12 +115,19 @@ extension QueryScenario {
                       title: "20,000 posts × 3 of 200 tags (many-to-many): fetch posts, fire every tags fault, read every tag's name"),
         graphScenario(key: "graphRepeat", relationship: "comments", prefetch: true, accesses: 10,
                       title: "20,000 posts × 5 comments, prefetched: read `comments` 10 times per post (count only)"),
+        graphScenario(key: "graphPrefetchSubset", relationship: "comments", prefetch: true, subset: true,
+                      title: "2,000 of 20,000 posts (title ENDSWITH \"7\": every tenth key) × 5 comments, prefetched, read every comment's text"),
+        graphScenario(key: "graphManyPrefetchSubset", relationship: "tags", prefetch: true, subset: true,
+                      title: "2,000 of 20,000 posts (title ENDSWITH \"7\": every tenth key) × 3 of 200 tags, prefetched, read every tag's name"),
     ]
 
-    static func graphScenario(key: String, relationship: String, prefetch: Bool, accesses: Int = 0, title: String) -> QueryScenario {
+    /// `subset`: only posts whose title ends in 7 (every tenth key, so a prefetch cannot read
+    /// ranges of keys), filtered by each contender.
+    static func graphScenario(key: String, relationship: String, prefetch: Bool, accesses: Int = 0, subset: Bool = false,
+                              title: String) -> QueryScenario {
         QueryScenario(key: key, title: title, runs: 5) { fixtures in
             let file = try fixtures.graph()
-            let posts = GraphStore.posts / fixtures.divisor
+            let posts = (0..<GraphStore.posts / fixtures.divisor).filter { !subset || $0 % 10 == 7 }.count
             let perPost = relationship == "comments" ? GraphStore.commentsPerPost : GraphStore.tagsPerPost
             let expected = posts * perPost * max(accesses, 1)
             let childKey = relationship == "comments" ? "text" : "name"
@@ -132,6 +139,7 @@ extension QueryScenario {
                 let context = context!
                 total = try context.performAndWait { () throws in
                     var request = FetchRequest<ManagedObject>(entityName: "Post")
+                    if subset { request.predicate = try QueryPredicate(format: "title ENDSWITH %@", "7") }
                     request.returnsObjectsAsFaults = false
                     if prefetch { request.relationshipKeyPathsForPrefetching = [relationship] }
                     var count = 0
@@ -157,12 +165,13 @@ extension QueryScenario {
             // Raw C and GRDB: one LEFT JOIN in post order, built into nested arrays.
             let raw = try RawConnection(file)
             let sql: String
+            let filter = subset ? " WHERE p.ZTITLE LIKE '%7'" : ""
             if relationship == "comments" {
-                sql = "SELECT p.Z_PK, p.ZTITLE, c.Z_PK, c.ZTEXT FROM ZPOST p LEFT JOIN ZCOMMENT c ON c.ZPOST = p.Z_PK ORDER BY p.Z_PK"
+                sql = "SELECT p.Z_PK, p.ZTITLE, c.Z_PK, c.ZTEXT FROM ZPOST p LEFT JOIN ZCOMMENT c ON c.ZPOST = p.Z_PK\(filter) ORDER BY p.Z_PK"
             } else {
                 let join = try GraphStore.joinTable(raw)
                 sql = "SELECT p.Z_PK, p.ZTITLE, t.Z_PK, t.ZNAME FROM ZPOST p LEFT JOIN \(join.table) j ON j.\(join.post) = p.Z_PK "
-                    + "LEFT JOIN ZTAG t ON t.Z_PK = j.\(join.tag) ORDER BY p.Z_PK"
+                    + "LEFT JOIN ZTAG t ON t.Z_PK = j.\(join.tag)\(filter) ORDER BY p.Z_PK"
             }
             func count(_ trees: [PostTree]) -> Int {
                 accesses > 0 ? (0..<accesses).reduce(0) { sum, _ in sum + trees.reduce(0) { $0 + $1.children.count } }
