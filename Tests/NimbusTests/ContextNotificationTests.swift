@@ -59,6 +59,28 @@ struct ContextNotificationTests {
         }
     }
 
+    @Test("each event's insertedObjects are its own; a save's are every object it wrote, not one inserted and deleted before it")
+    func insertedObjectsPerEventAndSave() throws {
+        let stack = try TestStack()
+        let context = stack.newContext()
+        let log = NotificationLog([ManagedObjectContext.objectsDidChangeNotification, ManagedObjectContext.didSaveObjectsNotification],
+                                  object: context)
+        try context.performAndWait { () throws in
+            let first = try context.insert("Tag", ["name": "first"])
+            try context.processPendingChanges()
+            let second = try context.insert("Tag", ["name": "second"])
+            let dropped = try context.insert("Tag", ["name": "dropped"])
+            try context.processPendingChanges()
+            #expect(log.objects(0, ManagedObjectContext.NotificationKey.insertedObjects) == [first])
+            #expect(log.objects(1, ManagedObjectContext.NotificationKey.insertedObjects) == [second, dropped])
+            context.delete(dropped)
+            try context.save()
+            let saved = try #require(log.notes.lastIndex { $0.name == ManagedObjectContext.didSaveObjectsNotification })
+            #expect(log.objects(saved, ManagedObjectContext.NotificationKey.insertedObjects) == [first, second])
+            #expect(log.changes(saved)?.insertedObjectIDs == [first.objectID, second.objectID])
+        }
+    }
+
     @Test("a perform block is one event")
     func performIsAnEvent() async throws {
         let stack = try TestStack()

@@ -53,6 +53,9 @@ extension ManagedObjectContext {
     /// appends one; they are cleared together), so when the current entries are as many as
     /// the members they are the members, and none is looked up in the set (a million
     /// lookups in a million-object set miss the cache each time).
+    ///
+    /// A save asks for the list again after each step that may change it (`willSave`
+    /// overrides, a merge policy's resolution before a retry), so it is not kept.
     func pendingInsertions(since mark: Int32 = 0, includingDeleted: Bool = false) -> [ManagedObject] {
         var current = insertionOrder.compactMap { object, sequence in object.insertionSequence == sequence ? object : nil }
         if current.count != insertedSet.count { current.removeAll { !insertedSet.contains($0) } }
@@ -63,7 +66,7 @@ extension ManagedObjectContext {
 
     /// `objects` (distinct members of ``insertedSet``) as a set: the context's own set when
     /// they are all of it (an import's one event, a save), so none is built.
-    func insertedSet(equalTo objects: [ManagedObject]) -> Set<ManagedObject> {
+    func insertedObjectSet(_ objects: [ManagedObject]) -> Set<ManagedObject> {
         objects.count == insertedSet.count ? insertedSet : Set(objects)
     }
 
@@ -121,7 +124,7 @@ extension ManagedObjectContext {
         reference.eventInsertionMark = insertionCounter
         guard !changes.isEmpty else { return }
         post(Self.objectsDidChangeNotification, changes, objects: [
-            NotificationKey.insertedObjects: insertedSet(equalTo: inserted), NotificationKey.updatedObjects: updated,
+            NotificationKey.insertedObjects: insertedObjectSet(inserted), NotificationKey.updatedObjects: updated,
             NotificationKey.deletedObjects: deleted, NotificationKey.refreshedObjects: refreshed,
             NotificationKey.invalidatedObjects: invalidated,
         ])

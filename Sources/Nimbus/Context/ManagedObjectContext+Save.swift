@@ -130,7 +130,7 @@ extension ManagedObjectContext {
                 if case let .objects(ids) = object.values![index] { object.committedToMany[index] = ids }
             }
         }
-        let insertedObjects = insertedSet(equalTo: inserted)
+        let insertedObjects = insertedObjectSet(inserted)
         insertedSet.removeAll()
         insertionOrder.removeAll()
         deletedSet.removeAll()
