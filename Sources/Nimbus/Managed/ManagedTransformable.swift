@@ -29,9 +29,11 @@ import Foundation
 /// stored JSON: keep a value you read many times in a local.
 ///
 /// A stored value that no longer decodes as the type (a changed `Codable` layout) reads as
-/// nil through an optional property; `value(forKey:)` still returns its bytes. A required
-/// property stops the process instead of inventing a value: declare transformables optional
-/// unless every object has one (a default value in the declaration gives new objects one).
+/// nil through an optional property, and as the declared default value through a required
+/// one; `value(forKey:)` still returns its bytes, and they are kept until the property is
+/// set. A required property with neither stops the process instead of inventing a value:
+/// declare transformables optional unless every object has one (a default value in the
+/// declaration gives new objects one).
 public protocol ManagedTransformable: ManagedAttributeValue, Codable {
     /// The transformer name the attribute records; by default the module-qualified type name.
     static var managedTransformerName: String { get }

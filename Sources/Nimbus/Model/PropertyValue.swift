@@ -55,6 +55,10 @@ extension PropertyValue {
         if let exact = Self.exactMatch(value, for: type) { self = exact; return }
         guard !(value is NSNull) else { self = .null; return }
         if let already = value as? PropertyValue { self = already; return }
+        if let enumValue = value as? any ManagedRawRepresentable {
+            self = try PropertyValue(enumValue.managedRawValue, for: type, transformerName: transformerName)
+            return
+        }
         func mismatch() -> NimbusError {
             NimbusError(.typeMismatch, "\(Swift.type(of: value)) value \(String(describing: value)) is not a valid \(type.rawValue)")
         }

@@ -31,10 +31,13 @@ extension ManagedObject {
         Value(managedValue: managedPrimitiveValue(slot: slot))
     }
 
-    /// A required attribute's value; while it is nil, the type's ``ManagedAttributeValue/managedNilValue``.
+    /// A required attribute's value; while it is nil, the type's ``ManagedAttributeValue/managedNilValue``,
+    /// and while it is a value the type cannot read (an enum case this version of the app
+    /// does not know), the declared default value.
     @inlinable
     public func managedValue<Value: ManagedAttributeValue>(slot: Int) -> Value {
-        Value(managedValue: managedPrimitiveValue(slot: slot)) ?? Value.managedNilValue
+        let stored = managedPrimitiveValue(slot: slot)
+        return Value(managedValue: stored) ?? unreadableValue(stored, index: objectID.entity.typedSlots[slot])
     }
 
     /// Sets an attribute.
@@ -114,7 +117,7 @@ extension ManagedObject {
 /// the name is found by the entity's short scan. An unknown name stops the process, as
 /// Core Data raises.
 extension ManagedObject {
-    private func typedIndex(_ key: String) -> Int {
+    @usableFromInline func typedIndex(_ key: String) -> Int {
         guard let index = entity.index(ofProperty: key) else {
             preconditionFailure("\(entity.name) has no property \(key) (properties: \(entity.properties.map(\.name).joined(separator: ", ")))")
         }
@@ -135,10 +138,24 @@ extension ManagedObject {
         Value(managedValue: managedPrimitiveValue(forKey: key))
     }
 
-    /// A required attribute's value; while it is nil, the type's ``ManagedAttributeValue/managedNilValue``.
+    /// A required attribute's value; while it is nil, the type's ``ManagedAttributeValue/managedNilValue``,
+    /// and while it is a value the type cannot read, the declared default value.
     @inlinable
     public func managedValue<Value: ManagedAttributeValue>(forKey key: String) -> Value {
-        Value(managedValue: managedPrimitiveValue(forKey: key)) ?? Value.managedNilValue
+        let stored = managedPrimitiveValue(forKey: key)
+        return Value(managedValue: stored) ?? unreadableValue(stored, index: typedIndex(key))
+    }
+
+    /// What a required attribute reads when its type cannot read the stored value: the
+    /// type's nil value for nil; for a value written by another version of the app (an enum
+    /// case this one does not know, JSON that no longer decodes), the attribute's declared
+    /// default value, so a newer device's edit neither stops this one nor is overwritten.
+    @usableFromInline
+    func unreadableValue<Value: ManagedAttributeValue>(_ stored: PropertyValue, index: Int) -> Value {
+        if case .null = stored { return Value.managedNilValue }
+        guard case let .attribute(attribute) = entity.properties[index], let declared = attribute.defaultValue,
+              let value = Value(managedValue: declared) else { return Value.managedNilValue }
+        return value
     }
 
     /// Sets an attribute by name.

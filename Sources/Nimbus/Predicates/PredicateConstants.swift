@@ -33,6 +33,7 @@ enum PredicateConstants {
         case let v as Float: return .double(Double(v))
         case let v as ManagedObject: return .object(v.objectID)
         case let v as ManagedObjectID: return .object(v)
+        case let v as any ManagedRawRepresentable: return v.managedValue
         default:
             if let int = PropertyValue.int64(from: value) { return .integer(int) }
             throw NimbusError(.typeMismatch, "a \(type(of: value)) cannot be used in a predicate; pass a number, string, date, data, UUID, URL, object, object ID or an array of them")
