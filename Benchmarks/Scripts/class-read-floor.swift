@@ -10,6 +10,14 @@
 //   compiler cannot see through when it is not set (as a getter that may fire a fault must).
 //   The flag is always set, yet Swift retains and releases each object around the loop body,
 //   because the call might release it.
+// - "class, slow path promised to release nothing": the same getter, with the slow path marked
+//   `@_effects(releasenone)`. Swift then drops the retain and release, and the loop costs what
+//   the stored property costs: the retain and release are the whole gap. Nimbus cannot make
+//   that promise: its slow path fires the fault, which runs `awakeFromFetch` (the app's code,
+//   which may release anything) and replaces the object's values; a false promise lets the
+//   optimizer keep a reference the call frees (a use after free).
+// - "class, indices" and "class, forEach": other ways to write the loop, which keep the
+//   retain and release.
 
 import Foundation
 
@@ -41,9 +49,20 @@ final class PostObject {
         return title
     }
 
+    var titleWithPromisedSlowPath: String? {
+        if !loaded { loadReleasingNothing() }
+        return title
+    }
+
     /// Stands for what a slow path does that the compiler cannot see through (firing a
     /// fault runs SQL; Nimbus's slow path is in another module).
     @inline(never) func load() {
+        loaded = true
+        onLoad?(self)
+    }
+
+    /// The same, with a promise (true here, as `onLoad` is never set) that it releases nothing.
+    @_effects(releasenone) @inline(never) func loadReleasingNothing() {
         loaded = true
         onLoad?(self)
     }
@@ -76,6 +95,24 @@ let objects = (0..<count).map { PostObject(title: titles[$0], body: bodies[$0]) 
     return bytes
 }
 
+@inline(never) func readWithPromisedSlowPath(_ posts: [PostObject]) -> Int {
+    var bytes = 0
+    for post in posts { bytes &+= post.titleWithPromisedSlowPath.unsafelyUnwrapped.utf8.count }
+    return bytes
+}
+
+@inline(never) func readByIndex(_ posts: [PostObject]) -> Int {
+    var bytes = 0
+    for index in posts.indices { bytes &+= posts[index].titleWithSlowPath.unsafelyUnwrapped.utf8.count }
+    return bytes
+}
+
+@inline(never) func readForEach(_ posts: [PostObject]) -> Int {
+    var bytes = 0
+    posts.forEach { bytes &+= $0.titleWithSlowPath.unsafelyUnwrapped.utf8.count }
+    return bytes
+}
+
 func median(_ runs: Int, _ body: () -> Int) -> Double {
     var times: [Double] = []
     for _ in 0..<runs {
@@ -89,3 +126,6 @@ func median(_ runs: Int, _ body: () -> Int) -> Double {
 print(String(format: "struct array: %.2f ms", median(15) { readStructs(structs) }))
 print(String(format: "class, stored property: %.2f ms", median(15) { readStored(objects) }))
 print(String(format: "class, getter with a slow path: %.2f ms", median(15) { readWithSlowPath(objects) }))
+print(String(format: "class, slow path promised to release nothing: %.2f ms", median(15) { readWithPromisedSlowPath(objects) }))
+print(String(format: "class, getter with a slow path, indices: %.2f ms", median(15) { readByIndex(objects) }))
+print(String(format: "class, getter with a slow path, forEach: %.2f ms", median(15) { readForEach(objects) }))
