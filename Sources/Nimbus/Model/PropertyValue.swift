@@ -55,22 +55,23 @@ extension PropertyValue {
         if let exact = Self.exactMatch(value, for: type) { self = exact; return }
         guard !(value is NSNull) else { self = .null; return }
         if let already = value as? PropertyValue { self = already; return }
-        if let enumValue = value as? any ManagedRawRepresentable {
-            self = try PropertyValue(enumValue.managedRawValue, for: type, transformerName: transformerName)
-            return
-        }
-        func mismatch() -> NimbusError {
-            NimbusError(.typeMismatch, "\(Swift.type(of: value)) value \(String(describing: value)) is not a valid \(type.rawValue)")
+        /// A value no case below takes: an enum stored as its raw value converts as that
+        /// (asked only here, so values of ordinary types pay no conformance check).
+        func otherwise() throws -> PropertyValue {
+            if let enumValue = value as? any ManagedRawRepresentable {
+                return try PropertyValue(enumValue.managedRawValue, for: type, transformerName: transformerName)
+            }
+            throw NimbusError(.typeMismatch, "\(Swift.type(of: value)) value \(String(describing: value)) is not a valid \(type.rawValue)")
         }
         switch type {
         case .integer16, .integer32, .integer64:
-            guard let int = PropertyValue.int64(from: value) else { throw mismatch() }
+            guard let int = PropertyValue.int64(from: value) else { self = try otherwise(); return }
             guard type.integerRange!.contains(int) else {
                 throw NimbusError(.typeMismatch, "\(int) is out of range for \(type.rawValue)")
             }
             self = .integer(int)
         case .double, .float:
-            guard let double = PropertyValue.double(from: value) else { throw mismatch() }
+            guard let double = PropertyValue.double(from: value) else { self = try otherwise(); return }
             self = .double(type == .float ? Double(Float(double)) : double)
         case .decimal:
             switch value {
@@ -78,32 +79,32 @@ extension PropertyValue {
             default:
                 if let int = PropertyValue.int64(from: value) { self = .decimal(Decimal(int)) }
                 else if let double = PropertyValue.double(from: value) { self = .decimal(Decimal(double)) }
-                else { throw mismatch() }
+                else { self = try otherwise(); return }
             }
         case .string:
             guard let string = value as? String else {
                 if let substring = value as? Substring { self = .string(String(substring)); return }
-                throw mismatch()
+                self = try otherwise(); return
             }
             self = .string(string)
         case .boolean:
             if let bool = value as? Bool { self = .bool(bool) }
             else if let int = PropertyValue.int64(from: value), int == 0 || int == 1 { self = .bool(int == 1) }
-            else { throw mismatch() }
+            else { self = try otherwise(); return }
         case .date:
-            guard let date = value as? Date else { throw mismatch() }
+            guard let date = value as? Date else { self = try otherwise(); return }
             self = .date(date)
         case .binaryData:
             guard let data = value as? Data else {
                 if let bytes = value as? [UInt8] { self = .data(Data(bytes)); return }
-                throw mismatch()
+                self = try otherwise(); return
             }
             self = .data(data)
         case .uuid:
-            guard let uuid = value as? UUID else { throw mismatch() }
+            guard let uuid = value as? UUID else { self = try otherwise(); return }
             self = .uuid(uuid)
         case .uri:
-            guard let url = value as? URL else { throw mismatch() }
+            guard let url = value as? URL else { self = try otherwise(); return }
             self = .url(url)
         case .transformable:
             if let data = value as? Data, transformerName == nil { self = .data(data); return }
