@@ -1,11 +1,10 @@
 import Foundation
 import Synchronization
 
-/// State of a context's merge policy, event tracking, notifications and undo, kept apart
-/// from the context's core state. Confined to the context's queue, except
-/// ``changeContinuations`` which async consumers end from anywhere.
+/// State of a context's event tracking, notifications and undo, kept apart from the
+/// context's core state. Confined to the context's queue, except ``changeContinuations``
+/// which async consumers end from anywhere.
 final class ContextExtras {
-    var mergePolicy: MergePolicy = .error
     /// States before their first touch in the current event of objects that had unsaved
     /// changes then (or of every touched object while an undo manager is set).
     var eventStates: [ObjectIdentifier: ObjectState] = [:]

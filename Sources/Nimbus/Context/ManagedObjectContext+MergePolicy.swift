@@ -2,16 +2,6 @@ import Foundation
 import GRDB
 
 extension ManagedObjectContext {
-    /// How saves resolve conflicts with the store; ``MergePolicy/error`` by default.
-    ///
-    /// ```swift
-    /// context.mergePolicy = .mergeByPropertyObjectTrump
-    /// ```
-    public var mergePolicy: MergePolicy {
-        get { checkQueue(); return extras.mergePolicy }
-        set { checkQueue(); extras.mergePolicy = newValue }
-    }
-
     /// How many times a save resolves conflicts and tries again before giving up (another
     /// writer may change rows again between two attempts).
     static let saveAttempts = 8
@@ -28,7 +18,7 @@ extension ManagedObjectContext {
         if error.isUniquenessViolation {
             let conflicts = try constraintConflicts()
             guard !conflicts.isEmpty else { return false }
-            try extras.mergePolicy.resolve(constraintConflicts: conflicts, in: self)
+            try mergePolicy.resolve(constraintConflicts: conflicts, in: self)
             return true
         }
         return false
@@ -58,7 +48,7 @@ extension ManagedObjectContext {
                 persistedSnapshot: snapshot.map { object.entity.namedSnapshot($0.values) }))
         }
         guard !conflicts.isEmpty else { return }
-        try extras.mergePolicy.resolve(optimisticLockingConflicts: conflicts, in: self)
+        try mergePolicy.resolve(optimisticLockingConflicts: conflicts, in: self)
         // The next attempt starts from the store's current row: its version is the one expected.
         for object in objects {
             guard object.managedObjectContext === self || object.flags.isDeletedInStore else { continue }

@@ -30,28 +30,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public let concurrencyType: ConcurrencyType
     /// The coordinator whose stores the context reads and writes.
     public let persistentStoreCoordinator: PersistentStoreCoordinator
-    /// A name for debugging and for persistent history.
-    public var name: String?
-    /// The author recorded in persistent history for this context's saves.
-    public var transactionAuthor: String?
-    /// Whether saves of other contexts of the same coordinator are merged automatically.
-    public var automaticallyMergesChangesFromParent = false {
-        didSet { persistentStoreCoordinator.setMergeObserver(self, enabled: automaticallyMergesChangesFromParent) }
-    }
-    /// When true (the default), firing a fault whose row was deleted marks the object
-    /// deleted and gives nil values; when false it is an ``NimbusError/Code-swift.struct/inaccessibleFault``
-    /// error, thrown by ``ManagedObject/fireFault()`` and ``ManagedObject/validatedValue(forKey:)``
-    /// (and by the next ``save()`` when an accessor that cannot throw met it).
-    ///
-    /// Only a row that is gone counts: a read that fails (a lock held too long, an I/O
-    /// error, a corrupt page) never makes an object inaccessible; it stays a fault and the
-    /// error reaches the caller the same ways. For example:
-    ///
-    /// ```swift
-    /// context.shouldDeleteInaccessibleFaults = false
-    /// do { try post.fireFault() } catch let error as NimbusError where error.code == .inaccessibleFault { … }
-    /// ```
-    public var shouldDeleteInaccessibleFaults = true
     /// When true, the context keeps every object it registers until ``reset()``; when false
     /// (the default) objects the app no longer references, and that have no unsaved
     /// changes, are let go (at the context's next sweep: a save or fetch after many
@@ -100,8 +78,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
         for observer in changeObservers.withLock({ Array($0.values) }) { observer() }
     }
     var generation: QueryGeneration = .unpinned
-    /// Merge policy, event tracking, notifications and undo.
+    /// Event tracking, notifications and undo.
     let extras = ContextExtras()
+    /// What apps may set from any thread: name, author, merge policy, … (``ContextSettings``).
+    let settings = Mutex(ContextSettings())
 
     /// The parent of a nested context: it reads through its parent and saves into it.
     public let parent: ManagedObjectContext?
