@@ -23,6 +23,36 @@ struct CodegenTests {
         try exercisePosts(model)
     }
 
+    @Test("a container finds the model among a bundle's resources by name and uses the generated classes")
+    func containerFromBundle() throws {
+        let resources = try TemporaryDirectory()
+        try FileManager.default.copyItem(at: CodegenFixtures.postsModel, to: resources.file("Posts.xcdatamodeld"))
+        let bundle = try #require(Bundle(url: resources.url))
+        let container = try PersistentContainer(name: "Posts", bundle: bundle,
+                                                classes: [Attachment.self, ImageAttachment.self, Person.self, Post.self, Tag.self])
+        #expect(container.managedObjectModel.entitiesByName["Post"]?.managedObjectClass == Post.self)
+        let stores = try TemporaryDirectory()
+        container.persistentStoreDescriptions = [PersistentStoreDescription(url: stores.file("Posts.sqlite"))]
+        try container.loadPersistentStores()
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let post = Post(context: context)
+            post.title = "From the bundle"
+            try context.save()
+            context.reset()
+            #expect(try Post.fetchRequest().execute().map(\.title) == ["From the bundle"])
+        }
+        try exercisePosts(container.managedObjectModel)
+
+        do {
+            _ = try PersistentContainer(name: "Missing", bundle: bundle)
+            Issue.record("a container was made without a model")
+        } catch let error as NimbusError {
+            #expect(error.code == .io)
+            #expect(error.message.contains("Missing.xcdatamodeld"))
+        }
+    }
+
     @Test("classes generated for the Xcode model make a model of their own, with the store's version hashes")
     func generatedClassesOwnModel() throws {
         let fromFile = try ManagedObjectModel(contentsOf: CodegenFixtures.postsModel)
