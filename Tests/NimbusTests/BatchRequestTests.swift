@@ -38,6 +38,33 @@ struct BatchRequestTests {
         }
     }
 
+    @Test("optionals in dictionaries store what they wrap, nil as nil (batch inserts and setValue)")
+    func optionalsInDictionaries() throws {
+        let stack = try TestStack()
+        let context = stack.newContext()
+        let subtitle: String? = nil, views: Int? = 3, rating: Double? = nil, link: URL? = URL(string: "https://example.com")
+        try context.performAndWait { () throws in
+            let result = try context.execute(BatchInsertRequest(entityName: "Post", objects: [
+                ["title": "first", "body": subtitle as Any, "views": views as Any, "rating": rating as Any, "link": link as Any],
+            ]))
+            #expect(result.count == 1)
+            let post = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Post")).first)
+            #expect(post.value(forKey: "body") == nil)
+            #expect(post.value(forKey: "views") as? Int64 == 3)
+            #expect(post.value(forKey: "rating") == nil)
+            #expect(post.value(forKey: "link") as? URL == link)
+            let values: [String: Any] = ["title": Optional("second") as Any, "body": subtitle as Any]
+            for (key, value) in values { try post.setValidatedValue(value, forKey: key) }
+            #expect(post.value(forKey: "title") as? String == "second")
+            #expect(post.value(forKey: "body") == nil)
+            // An optional of the wrong type is still refused.
+            #expect { try post.setValidatedValue(Optional("many") as Any, forKey: "views") } throws: {
+                ($0 as? NimbusError)?.code == .typeMismatch
+            }
+            #expect(post.value(forKey: "views") as? Int64 == 3)
+        }
+    }
+
     @Test("bad batch inserts change nothing")
     func badInsert() throws {
         let stack = try TestStack()

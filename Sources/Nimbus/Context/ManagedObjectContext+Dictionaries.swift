@@ -31,7 +31,7 @@ extension ManagedObjectContext {
             if let predicate = request.havingPredicate {
                 having = try compiler.havingCondition(predicate, aliases: Dictionary(uniqueKeysWithValues: zip(properties.map(\.name), columns)))
             }
-            if !request.sortDescriptors.isEmpty { query.orderBy = try compiler.orderBy(request.sortDescriptors) }
+            if !request.sortDescriptors.isEmpty { query.orderBy = try orderBy(request.sortDescriptors, properties: properties, entity: entity, compiler: &compiler) }
             query.arguments = selectArguments
             query.joins = compiler.joins
             if request.fetchLimit > 0 { query.limit = request.fetchLimit }
@@ -50,6 +50,30 @@ extension ManagedObjectContext {
             }
         }
         return results
+    }
+
+    /// The ORDER BY of a dictionary fetch: a sort by the name of a fetched expression (an
+    /// aggregate, say) orders by that result column, the rest as object fetches do.
+    private func orderBy(_ sorts: [FetchSortDescriptor], properties: [FetchProperty], entity: EntityDescription,
+                         compiler: inout PredicateSQLCompiler) throws -> String {
+        var terms: [String] = []
+        for sort in sorts {
+            guard entity.propertyIndexes[sort.keyPath] == nil,
+                  let position = properties.firstIndex(where: { if case .expression = $0 { $0.name == sort.keyPath } else { false } }) else {
+                terms.append(try compiler.orderBy([sort]))
+                continue
+            }
+            // SQLite reads a bare integer in ORDER BY as the position of a result column
+            // (also with a collation after it).
+            var term = "\(position + 1)"
+            switch sort.comparison {
+            case .binary: break
+            case .caseInsensitive: term += " COLLATE \(SQLFunctions.caseInsensitiveCollation)"
+            case .localizedStandard: term += " COLLATE \(SQLFunctions.localizedCollation)"
+            }
+            terms.append(term + (sort.ascending ? "" : " DESC"))
+        }
+        return terms.joined(separator: ", ")
     }
 
     private func selection(for property: FetchProperty, entity: EntityDescription, compiler: inout PredicateSQLCompiler,

@@ -25,6 +25,9 @@ extension ManagedObjectContext {
         perStore.fetchLimit = 0
         perStore.fetchOffset = 0
         perStore.havingPredicate = nil
+        // The stores' rows are ordered together below; a store sorts nothing (and could not
+        // sort by an aggregate's name before its groups are combined).
+        perStore.sortDescriptors = []
         var properties = request.propertiesToFetch ?? entity.properties.compactMap { $0.attribute.map { .property($0.name) } }
         let names = Set(properties.map(\.name))
         // Sort keys that are not fetched are fetched too, then dropped.
@@ -48,8 +51,10 @@ extension ManagedObjectContext {
             one.affectedStores = [store]
             rows += try fetchDictionaries(one, entity: entity)
         }
+        // The counts added for averages are combined after the averages they weigh.
+        let averageCountNames = Set(averages.map(\.count))
         let aggregates = Dictionary(uniqueKeysWithValues: properties.compactMap { property -> (String, String)? in
-            if case let .expression(name, .function(function, _), _) = property,
+            if case let .expression(name, .function(function, _), _) = property, !averageCountNames.contains(name),
                ["count:", "sum:", "min:", "max:", "average:"].contains(function) { return (name, function) }
             return nil
         })

@@ -55,9 +55,14 @@ extension PropertyValue {
         if let exact = Self.exactMatch(value, for: type) { self = exact; return }
         guard !(value is NSNull) else { self = .null; return }
         if let already = value as? PropertyValue { self = already; return }
-        /// A value no case below takes: an enum stored as its raw value converts as that
-        /// (asked only here, so values of ordinary types pay no conformance check).
+        /// A value no case below takes: an optional boxed in `Any` (`["subtitle": subtitle]`
+        /// with `subtitle: String?`) converts as what it wraps, nil as nil; an enum stored as
+        /// its raw value as that raw value. Asked only here, so values of ordinary types pay
+        /// no conformance check.
         func otherwise() throws -> PropertyValue {
+            if let optional = value as? any OptionalValue {
+                return try PropertyValue(optional.wrappedValue, for: type, transformerName: transformerName)
+            }
             if let enumValue = value as? any ManagedRawRepresentable {
                 return try PropertyValue(enumValue.managedRawValue, for: type, transformerName: transformerName)
             }
@@ -107,6 +112,7 @@ extension PropertyValue {
             guard let url = value as? URL else { self = try otherwise(); return }
             self = .url(url)
         case .transformable:
+            if let optional = value as? any OptionalValue, optional.wrappedValue == nil { self = .null; return }
             if let data = value as? Data, transformerName == nil { self = .data(data); return }
             self = .data(try ValueTransformers.encode(value, transformerName: transformerName))
         }
