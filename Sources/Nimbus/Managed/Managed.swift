@@ -2,7 +2,8 @@
 /// typed accessor of the object's storage, and the class describes its entity.
 ///
 /// Attributes are properties of a ``ManagedAttributeValue`` type (optional or with a
-/// default: `var title: String?`, `var views: Int64 = 0`); relationships are optional
+/// default: `var title: String?`, `var views: Int64 = 0`), an enum stored as its raw value
+/// (``ManagedRawRepresentable``) or a `Codable` value (``ManagedTransformable``); relationships are optional
 /// `@Managed` classes (to-one), `Set`s of them (to-many) or arrays (ordered to-many).
 /// Options come from ``Attribute(_:originalName:)`` and
 /// ``Relationship(deleteRule:inverse:minimumCount:maximumCount:originalName:)``. For example:
