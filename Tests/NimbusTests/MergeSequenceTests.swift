@@ -20,7 +20,7 @@ struct MergeSequenceTests {
         let stack = try TestStack()
         let writer = stack.newContext(), reader = stack.newContext()
         reader.automaticallyMergesChangesFromParent = true
-        var random = SeveralStoresAsOneTests.SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         try writer.performAndWait { () throws in
             for name in ["swift", "sql", "sync"] { _ = try writer.insert("Tag", ["name": name]) }
             for index in 0..<6 { _ = try writer.insert("Post", ["title": "p\(index)", "views": Int64(index), "identifier": UUID()]) }

@@ -16,7 +16,7 @@ struct PendingChangesAsSavedTests {
     }
 
     static func posts(seed: UInt64) -> [Post] {
-        var random = SeveralStoresAsOneTests.SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         return (0..<60).map { _ in
             Post(title: ["alpha", "Beta", "gamma", "delta", "Épsilon", nil].randomElement(using: &random)!,
                  views: Int64.random(in: 0...9, using: &random),
@@ -83,7 +83,7 @@ struct PendingChangesAsSavedTests {
         let pending = try TestStack()
         let context = pending.newContext()
         try context.performAndWait { () throws in
-            var random = SeveralStoresAsOneTests.SeededGenerator(state: seed &* 31)
+            var random = SeededGenerator(seed: seed &* 31)
             let half = final.count / 2
             var firstHalf: [ManagedObject] = []
             for _ in 0..<half {

@@ -7,18 +7,6 @@ import NimbusTesting
 /// between two stores and kept whole in one, asked the same requests.
 @Suite("Several stores answer as one")
 struct SeveralStoresAsOneTests {
-    /// A small deterministic generator (SplitMix64), so a failure names a reproducible seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     struct Row {
         let n: Int64
         let group: String?
@@ -26,7 +14,7 @@ struct SeveralStoresAsOneTests {
     }
 
     static func rows(seed: UInt64) -> [Row] {
-        var random = SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         return (0..<80).map { _ in
             Row(n: Int64.random(in: -3...12, using: &random), group: ["a", "b", "c", nil].randomElement(using: &random)!,
                 inCloud: Bool.random(using: &random))

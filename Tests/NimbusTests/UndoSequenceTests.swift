@@ -35,7 +35,7 @@ struct UndoSequenceTests {
     func walk(seed: UInt64) throws {
         let stack = try TestStack()
         let context = stack.newContext()
-        var random = SeveralStoresAsOneTests.SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         try context.performAndWait { () throws in
             var objects: [ManagedObject] = []
             for name in ["ada", "grace"] { objects.append(try context.insert("Person", ["name": name])) }
