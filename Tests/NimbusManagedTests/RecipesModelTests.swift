@@ -206,6 +206,11 @@ struct RecipesModelTests {
             request.sortDescriptors = [try FetchSortDescriptor(\Recipe.name, comparison: .localizedStandard)]
             #expect(request.sortDescriptors == [FetchSortDescriptor("name", comparison: .localizedStandard)])
 
+            let quick = try Recipe.fetchRequest(#Predicate { $0.prepMinutes < 30 }, sortBy: [SortDescriptor(\.prepMinutes, order: .reverse)])
+            #expect(quick.entityName == "Recipe")
+            #expect(try quick.execute().map(\.name) == ["Cake 2", "Cake 1", "Cake 0"])
+            #expect(try Recipe.fetchRequest(sortBy: [SortDescriptor(\.name)]).execute().count == 5)
+
             var ingredients = Ingredient.fetchRequest()
             try ingredients.setPredicate(#Predicate<Ingredient> { $0.recipe?.name == "Cake 3" })
             ingredients.sortDescriptors = [try FetchSortDescriptor(\Ingredient.displayOrder, ascending: false)]

@@ -1,3 +1,5 @@
+import Foundation
+
 extension ManagedObject {
     /// Creates an object of the class's entity in a context's model and inserts it (Core
     /// Data's `init(context:)`).
@@ -49,6 +51,25 @@ extension ManagedObjectKeyPathNaming {
     public static func fetchRequest() -> FetchRequest<Self> {
         if let typed = self as? any ManagedEntityClass.Type { return FetchRequest(entityName: typed.managedEntityName) }
         return FetchRequest(entityName: entity().name)
+    }
+}
+
+extension ManagedObjectKeyPathNaming {
+    /// A fetch request for the class's entity with a `#Predicate` and sort descriptors over
+    /// the class, in one call (what SwiftData's `FetchDescriptor(predicate:sortBy:)` is).
+    ///
+    /// ```swift
+    /// let request = try Recipe.fetchRequest(#Predicate { $0.prepMinutes < 30 }, sortBy: [SortDescriptor(\.name)])
+    /// let quick = try request.execute()
+    /// ```
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/unsupported`` when the predicate or a sort
+    ///   descriptor has no SQL translation.
+    public static func fetchRequest(_ predicate: Predicate<Self>? = nil, sortBy sortDescriptors: [SortDescriptor<Self>] = []) throws -> FetchRequest<Self> {
+        var request = fetchRequest()
+        if let predicate { try request.setPredicate(predicate) }
+        try request.setSortDescriptors(sortDescriptors)
+        return request
     }
 }
 
