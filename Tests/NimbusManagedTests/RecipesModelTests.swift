@@ -211,6 +211,19 @@ struct RecipesModelTests {
             #expect(try quick.execute().map(\.name) == ["Cake 2", "Cake 1", "Cake 0"])
             #expect(try Recipe.fetchRequest(sortBy: [SortDescriptor(\.name)]).execute().count == 5)
 
+            // Case-insensitive search, which #Predicate cannot say on Linux, joined to a typed predicate.
+            var search = Recipe.fetchRequest()
+            search.predicate = try QueryPredicate(#Predicate<Recipe> { $0.prepMinutes >= 20 }) && QueryPredicate(format: "name CONTAINS[cd] %@", "CAKE")
+            search.sortDescriptors = [try FetchSortDescriptor(\Recipe.name)]
+            #expect(try search.execute().map(\.name) == ["Cake 2", "Cake 3", "Cake 4"])
+            search.predicate = try !QueryPredicate(format: "name ENDSWITH %@", "4") && (QueryPredicate(format: "prepMinutes == 0") || QueryPredicate(format: "prepMinutes == 40") || QueryPredicate(format: "prepMinutes == 10"))
+            #expect(try search.execute().map(\.name) == ["Cake 0", "Cake 1"])
+            if case let .and(parts) = search.predicate!, case let .or(alternatives) = parts[1] {
+                #expect(parts.count == 2 && alternatives.count == 3, "nested ORs are one disjunction")
+            } else {
+                Issue.record("&& of a negation and a disjunction is not an AND of two")
+            }
+
             var ingredients = Ingredient.fetchRequest()
             try ingredients.setPredicate(#Predicate<Ingredient> { $0.recipe?.name == "Cake 3" })
             ingredients.sortDescriptors = [try FetchSortDescriptor(\Ingredient.displayOrder, ascending: false)]
