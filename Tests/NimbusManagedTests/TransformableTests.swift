@@ -47,6 +47,23 @@ struct TransformableTests {
         #expect(entity.relationshipsByName.isEmpty)
     }
 
+    @Test("an optional boxed in Any sets a transformable to what it wraps, nil as nil")
+    func boxedOptionals() throws {
+        let folder = try TemporaryDirectory()
+        let context = try context(folder)
+        try context.performAndWait {
+            let sketch = Sketch(context: context)
+            let palette: Palette? = Palette(name: "sea", colors: ["teal"], weights: [:]), none: Palette? = nil
+            let values: [String: Any] = ["palette": palette as Any]
+            try sketch.setValidatedValue(values["palette"], forKey: "palette")
+            #expect(sketch.palette == palette)
+            try sketch.setValidatedValue(none as Any, forKey: "palette")
+            #expect(sketch.palette == nil)
+            #expect(sketch.value(forKey: "palette") == nil)
+            try context.save()
+        }
+    }
+
     @Test("typed values save, read back after a reset and from another context, and value(forKey:) decodes them")
     func roundTrip() throws {
         let folder = try TemporaryDirectory()
@@ -107,7 +124,7 @@ struct TransformableTests {
         }
     }
 
-    @Test("a stored value that no longer decodes as the type reads nil through the optional property, and its bytes stay readable")
+    @Test("a stored value that no longer decodes as the type reads nil (optional) or the declared default (required), and its bytes stay")
     func undecodable() throws {
         let folder = try TemporaryDirectory()
         let context = try context(folder)
@@ -120,12 +137,17 @@ struct TransformableTests {
         let oldLayout = Data(#"{"name":"old layout"}"#.utf8)
         try DatabaseQueue(path: folder.file("Sketches.sqlite").path).write { db in
             try db.execute(sql: "UPDATE ZSKETCH SET ZPALETTE = ?", arguments: [oldLayout])
+            // And tags a newer version wrote as an object, which [String] cannot read.
+            try db.execute(sql: "UPDATE ZSKETCH SET ZTAGS = ?", arguments: [Data(#"{"tag":"sea"}"#.utf8)])
         }
         let reopened = try self.context(folder)
         try reopened.performAndWait {
             let fetched = try #require(try Sketch.fetchRequest().execute().first)
             #expect(fetched.palette == nil)
             #expect(fetched.value(forKey: "palette") as? Data == oldLayout)
+            // A required property reads its declared default ([]) and keeps the stored bytes.
+            #expect(fetched.tags == [])
+            #expect(fetched.value(forKey: "tags") as? Data == Data(#"{"tag":"sea"}"#.utf8))
             #expect(!fetched.hasChanges)
         }
     }

@@ -20,10 +20,7 @@ extension PersistentContainer {
     ///   and of ``ManagedObjectModel/withClasses(_:)-(any ManagedEntityClass.Type...)``.
     public convenience init(name: String, bundle: Bundle, classes: [any ManagedEntityClass.Type] = []) throws {
         var model = try ManagedObjectModel(contentsOf: try Self.modelURL(named: name, in: bundle))
-        if !classes.isEmpty {
-            model = try model.withClasses(Dictionary(classes.map { ($0.managedEntityName, $0 as ManagedObject.Type) },
-                                                     uniquingKeysWith: { $1 }))
-        }
+        if !classes.isEmpty { model = try model.withClasses(classes) }
         self.init(name: name, managedObjectModel: model)
     }
 

@@ -52,9 +52,7 @@ extension ManagedObjectKeyPathNaming {
         if let typed = self as? any ManagedEntityClass.Type { return FetchRequest(entityName: typed.managedEntityName) }
         return FetchRequest(entityName: entity().name)
     }
-}
 
-extension ManagedObjectKeyPathNaming {
     /// A fetch request for the class's entity with a `#Predicate` and sort descriptors over
     /// the class, in one call (what SwiftData's `FetchDescriptor(predicate:sortBy:)` is).
     ///

@@ -42,6 +42,11 @@ extension ManagedObjectModel {
     /// - Throws: ``NimbusError/Code-swift.struct/invalidModel`` when a class declares a
     ///   property its entity lacks, or declares it as another kind.
     public func withClasses(_ classes: any ManagedEntityClass.Type...) throws -> ManagedObjectModel {
+        try withClasses(classes)
+    }
+
+    /// ``withClasses(_:)-(any ManagedEntityClass.Type...)`` for classes in an array.
+    public func withClasses(_ classes: [any ManagedEntityClass.Type]) throws -> ManagedObjectModel {
         try withClasses(Dictionary(classes.map { ($0.managedEntityName, $0 as ManagedObject.Type) }, uniquingKeysWith: { $1 }))
     }
 }

@@ -112,7 +112,10 @@ extension PropertyValue {
             guard let url = value as? URL else { self = try otherwise(); return }
             self = .url(url)
         case .transformable:
-            if let optional = value as? any OptionalValue, optional.wrappedValue == nil { self = .null; return }
+            if let optional = value as? any OptionalValue {
+                self = try PropertyValue(optional.wrappedValue, for: type, transformerName: transformerName)
+                return
+            }
             if let data = value as? Data, transformerName == nil { self = .data(data); return }
             self = .data(try ValueTransformers.encode(value, transformerName: transformerName))
         }

@@ -115,14 +115,6 @@ protocol SwiftPredicateTranslatable {
     func translate(_ translation: inout SwiftPredicateTranslation) throws -> SwiftPredicateTranslation.Node
 }
 
-/// Unwraps an `Optional` seen as `Any`.
-protocol OptionalValue {
-    var wrappedValue: Any? { get }
-}
-
-extension Optional: OptionalValue {
-    var wrappedValue: Any? { self.map { $0 as Any } }
-}
 
 /// The bounds of a `ClosedRange` seen as `Any`.
 protocol ClosedRangeValue {
