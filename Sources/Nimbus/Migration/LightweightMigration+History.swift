@@ -5,7 +5,9 @@ extension LightweightMigration {
     /// Carries persistent history across a migration: changes get the new entity numbers and
     /// property bitmaps. Changes of removed entities are dropped, and so are tombstone values
     /// no longer preserved; when that leaves a transaction incomplete (a gap), history is kept
-    /// only up to the last complete transaction, so no consumer reads past a gap unknowingly.
+    /// only up to the last complete transaction, so no consumer reads past a gap unknowingly —
+    /// except what a registered consumer has not read yet, which is kept (with the changes
+    /// of surviving entities whole).
     static func migrateHistory(_ db: Database, from source: ManagedObjectModel, to destination: ManagedObjectModel,
                                mapping: InferredMapping, entityNumbers: [Int: Int]) throws {
         var firstGap: Int64?
@@ -45,8 +47,16 @@ extension LightweightMigration {
                            arguments: [new.entityNumber, columns, tombstone, key])
         }
         if let firstGap {
-            try db.execute(sql: "DELETE FROM ACHANGE WHERE ZTRANSACTIONID >= ?", arguments: [firstGap])
-            try db.execute(sql: "DELETE FROM ATRANSACTION WHERE Z_PK >= ?", arguments: [firstGap])
+            // History a registered consumer has not read yet (a sync exporter's unsent edits) is
+            // never dropped: only what every consumer has read goes, from the gap on.
+            var last = Int64.max
+            if try db.tableExists("ANIMBUSHISTORYCONSUMER"),
+               let oldest = try Int64.fetchOne(db, sql: "SELECT min(ZTRANSACTION) FROM ANIMBUSHISTORYCONSUMER") {
+                last = oldest
+            }
+            guard firstGap <= last else { return }
+            try db.execute(sql: "DELETE FROM ACHANGE WHERE ZTRANSACTIONID >= ? AND ZTRANSACTIONID <= ?", arguments: [firstGap, last])
+            try db.execute(sql: "DELETE FROM ATRANSACTION WHERE Z_PK >= ? AND Z_PK <= ?", arguments: [firstGap, last])
         }
     }
 }

@@ -35,6 +35,9 @@ public struct StoreSyncStatus: Sendable, Codable {
     public var lastSync: Date?
     /// How the last sync failed, if it did.
     public var lastError: String?
+    /// Records this device could not apply, set aside with their reasons (see
+    /// ``CloudContainer/quarantinedRecords()``).
+    public var quarantined: [QuarantinedRecord] = []
 
     init(storeIdentifier: String, storePath: String?, zoneName: String, deviceID: String, pendingUploads: Int, parkedRecords: Int) {
         self.storeIdentifier = storeIdentifier
@@ -69,8 +72,17 @@ extension CloudContainer {
             status.historyCursor = Int64.fromDatabaseValue(cursor)
             status.lastSync = lastSync.map { Date(timeIntervalSince1970: $0) }
             status.lastError = String.fromDatabaseValue(lastError)
+            status.quarantined = try Quarantine.list(db)
             return status
         }
+    }
+
+    /// The records of every mirrored store that this device could not apply, with their
+    /// reasons: a value its model refuses, an entity or relationship it doesn't know (yet), a
+    /// uniqueness conflict, a deletion a rule refused. They are tried again after a model
+    /// upgrade and after imports that change something; the rest of sync goes on meanwhile.
+    public func quarantinedRecords() throws -> [QuarantinedRecord] {
+        try engines.flatMap { engine in try engine.mirror.store.readTransaction { db in try Quarantine.list(db) } }
     }
 
     /// Where an object stands with the server.

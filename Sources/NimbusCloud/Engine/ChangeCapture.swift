@@ -16,24 +16,31 @@ struct ChangeCapture {
     let mirrored: MirroredModel
     let importAuthor: String
     let deviceID: String
+    /// The server whose clock stamps follow (see ``ServerClock``).
+    var server: URL?
 
     static let consumerName = "NimbusCloud.exporter"
 
     /// Captures everything after the cursor; returns how many changes were captured.
     @discardableResult
     func capture(_ db: Database) throws -> Int {
+        let offset = try clockOffset(db)
+        try restampFuture(offset: offset, db)
         let last = try store.lastHistoryTransaction(db)
         guard let cursor = Int64.fromDatabaseValue(try SyncMetadata.state(.historyCursor, db)) else {
             // First setup: everything already in the store is new to the cloud.
-            let count = try seed(at: Date(), db)
+            let count = try seed(at: Date().addingTimeInterval(offset), db)
             try advance(to: last, db)
             return count
         }
         guard cursor < last else { return 0 }
         var clock = try HybridLogicalClock.load(db)
         var count = 0
+        let now = Date().addingTimeInterval(offset)
         for transaction in try store.historyTransactions(after: cursor, db) where transaction.author != importAuthor {
-            let stamp = HLCStamp(time: clock.tick(at: transaction.timestamp), device: deviceID)
+            // Saved at the device's time, stamped at the server's; a save that claims to be
+            // later than now was made while the device's clock ran ahead: it happened by now.
+            let stamp = HLCStamp(time: clock.tick(at: min(transaction.timestamp.addingTimeInterval(offset), now)), device: deviceID)
             for change in transaction.changes ?? [] {
                 try record(change, stamp: stamp, db)
                 count += 1
@@ -42,6 +49,48 @@ struct ChangeCapture {
         try clock.save(db)
         try advance(to: last, db)
         return count
+    }
+
+    private func clockOffset(_ db: Database) throws -> TimeInterval {
+        if let server, let offset = ServerClock.offset(for: server) {
+            if try SyncMetadata.doubleState(.clockOffset, db) != offset { try SyncMetadata.setState(.clockOffset, offset, db) }
+            return offset
+        }
+        return try SyncMetadata.doubleState(.clockOffset, db) ?? 0
+    }
+
+    /// When the clock ran ahead of the server's (a device clock set days ahead, corrected
+    /// since, or a past offset), the clock comes back to the server's time and every unsent
+    /// edit, deletion and membership stamped in the future is stamped again: the server would
+    /// refuse it, and it would win every merge until the real time caught up.
+    private func restampFuture(offset: TimeInterval, _ db: Database) throws {
+        var clock = try HybridLogicalClock.load(db)
+        let now = Date().addingTimeInterval(offset)
+        let limit = HybridLogicalClock.reading(at: now.addingTimeInterval(ServerClock.futureBound))
+        guard clock.last > limit else { return }
+        clock.reset(to: now)
+        var restamped = 0
+        for row in try Row.fetchAll(db, sql: "SELECT ZENTITY, ZPK, ZFIELDS FROM ANIMBUSCLOUDPENDING") {
+            let fields = try WireCoding.stamps(from: row[2])
+            guard fields.values.contains(where: { $0.time > limit }) else { continue }
+            let stamp = HLCStamp(time: clock.tick(at: now), device: deviceID)
+            try SyncMetadata.setPendingFields(fields.mapValues { $0.time > limit ? stamp : $0 }, entity: row[0], primaryKey: row[1], db)
+            restamped += 1
+        }
+        for row in try Row.fetchAll(db, sql: "SELECT ZRECORDNAME FROM ANIMBUSCLOUDDELETION WHERE ZTIME > ?", arguments: [limit]) {
+            let name: String = row[0]
+            try db.execute(sql: "UPDATE ANIMBUSCLOUDDELETION SET ZTIME = ?, ZDEVICE = ? WHERE ZRECORDNAME = ?",
+                           arguments: [clock.tick(at: now), deviceID, name])
+            restamped += 1
+        }
+        let links = try Int.fetchOne(db, sql: "SELECT count(*) FROM ANIMBUSCLOUDLINK WHERE ZPENDING = 1 AND ZTIME > ?", arguments: [limit]) ?? 0
+        if links > 0 {
+            try db.execute(sql: "UPDATE ANIMBUSCLOUDLINK SET ZTIME = ?, ZDEVICE = ? WHERE ZPENDING = 1 AND ZTIME > ?",
+                           arguments: [clock.tick(at: now), deviceID, limit])
+            restamped += links
+        }
+        try clock.save(db)
+        _ = restamped
     }
 
     private func advance(to transaction: Int64, _ db: Database) throws {

@@ -32,6 +32,9 @@ public struct CloudEvent: Sendable, CustomStringConvertible {
     public var deletedCount: Int = 0
     /// Conflicts resolved (imports).
     public var conflictCount: Int = 0
+    /// Records this device could not apply and set aside (imports; see
+    /// ``CloudContainer/quarantinedRecords()``).
+    public var quarantinedCount: Int = 0
     /// When the work ended with an error, the error.
     public var error: CloudError?
     /// When it happened.
@@ -45,6 +48,7 @@ public struct CloudEvent: Sendable, CustomStringConvertible {
         if phase != .started { text += " records=\(recordCount)" }
         if deletedCount > 0 { text += " deleted=\(deletedCount)" }
         if conflictCount > 0 { text += " conflicts=\(conflictCount)" }
+        if quarantinedCount > 0 { text += " quarantined=\(quarantinedCount)" }
         if let error { text += " error=\(error)" }
         return text
     }

@@ -54,6 +54,9 @@ struct PendingWork {
         var id: ManagedObjectID
         var fields: [String: HLCStamp]
         var recordName: String?
+        /// The change tag the server last confirmed (nil before the first confirmation): sent
+        /// along, so that a save against a record whose tombstone was purged is refused.
+        var changeTag: String? = nil
     }
     struct Link {
         var key: String
@@ -74,14 +77,14 @@ struct PendingWork {
     static func read(store: PersistentStore, limit: Int, depth: [Int: Int], _ db: Database) throws -> PendingWork {
         var work = PendingWork()
         let rows = try Row.fetchAll(db, sql: """
-            SELECT p.ZENTITY, p.ZPK, p.ZFIELDS, r.ZRECORDNAME FROM ANIMBUSCLOUDPENDING p
+            SELECT p.ZENTITY, p.ZPK, p.ZFIELDS, r.ZRECORDNAME, r.ZCHANGETAG FROM ANIMBUSCLOUDPENDING p
             LEFT JOIN ANIMBUSCLOUDRECORD r ON r.ZENTITY = p.ZENTITY AND r.ZPK = p.ZPK
             ORDER BY p.ZATTEMPTS, p.rowid LIMIT ?
             """, arguments: [limit])
         for row in rows {
             guard let entity = store.entity(number: row[0]) else { continue }
             let fields = try WireCoding.stamps(from: row[2] as Data)
-            work.objects.append(Object(id: store.objectID(for: entity, primaryKey: row[1]), fields: fields, recordName: row[3]))
+            work.objects.append(Object(id: store.objectID(for: entity, primaryKey: row[1]), fields: fields, recordName: row[3], changeTag: row[4]))
         }
         work.objects.sort { depth[$0.id.entity.entityNumber, default: 0] < depth[$1.id.entity.entityNumber, default: 0] }
         let left = max(0, limit - work.objects.count)

@@ -122,8 +122,20 @@ struct Exporter: Sendable {
             for key in id.entity.rootEntity.uniquenessConstraints.first ?? [] { values[key] = object.primitiveValue(forKey: key) ?? .null }
             var name = RecordNames.random()
             if var unique = RecordNames.uniqueName(entity: id.entity, values: values) {
+                // The key's name is taken when its record was deleted (a tombstone), or when
+                // another object holds it (its unique key was edited since it was named, or
+                // a name given earlier in this batch): the key's next generation, as every
+                // device that knows the same derives it.
                 var generation = 0
-                while try mirror.store.readTransaction({ db in try SyncMetadata.isTombstoned(unique, db) }) {
+                func taken(_ name: String) throws -> Bool {
+                    if newNames.contains(where: { $0.1 == name && $0.0 != ObjectKey(id) }) { return true }
+                    return try mirror.store.readTransaction { db in
+                        if try SyncMetadata.isTombstoned(name, db) { return true }
+                        guard let row = try SyncMetadata.record(named: name, db) else { return false }
+                        return row.entity != id.entity.entityNumber || row.primaryKey != id.primaryKey
+                    }
+                }
+                while try taken(unique) {
                     generation += 1
                     unique = RecordNames.uniqueName(entity: id.entity, values: values, generation: generation) ?? unique
                 }
@@ -179,7 +191,9 @@ struct Exporter: Sendable {
         for (pending, object) in objects {
             guard let recordName = names[pending.id] else { continue }
             let outgoing = try builder.record(for: object, name: recordName, pending: pending.fields) { names[$0] }
-            plan.saves.append(outgoing.record)
+            var record = outgoing.record
+            record.changeTag = pending.changeTag
+            plan.saves.append(record)
             plan.assets.merge(outgoing.assets) { a, _ in a }
             plan.items[recordName] = .object(ObjectKey(pending.id), sent: outgoing.sentStamps)
         }

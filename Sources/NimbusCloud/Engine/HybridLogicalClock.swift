@@ -14,9 +14,19 @@ struct HybridLogicalClock: Sendable, Equatable {
 
     /// A reading for an event that happened at `date` on this device.
     mutating func tick(at date: Date) -> Int64 {
-        let physical = Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) << 16
-        last = max(last + 1, physical)
+        last = max(last + 1, Self.reading(at: date))
         return last
+    }
+
+    /// The reading of `date` with a zero counter.
+    static func reading(at date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) << 16
+    }
+
+    /// Brings a clock that ran ahead back to `date` (its future readings were wrong: the
+    /// edits stamped with them are stamped again).
+    mutating func reset(to date: Date) {
+        last = Self.reading(at: date)
     }
 
     /// Takes a stamp seen from another device into account.

@@ -14,6 +14,9 @@ struct Importer: Sendable {
     let mirror: StoreMirror
     /// Records per page.
     var pageSize = 400
+    /// Whether records are applied whatever their ancestors say (fields a model upgrade made
+    /// known, see ``UpgradeReplayer``).
+    var replaying = false
 
     struct Outcome: Sendable {
         var pages = 0
@@ -21,6 +24,8 @@ struct Importer: Sendable {
         var deleted = 0
         var parked = 0
         var conflicts = 0
+        /// Records set aside as unappliable (see ``Quarantine``).
+        var quarantined = 0
     }
 
     func run(progress: @Sendable (Int) -> Void = { _ in }) async throws -> Outcome {
@@ -44,19 +49,106 @@ struct Importer: Sendable {
                 continue
             }
             if let epoch = ZoneEpoch.epoch(in: page.records) { outcome.deleted += try await adopt(epoch) }
-            let stats = try await apply(page.records, deletions: page.deletions, token: page.changeToken, recordSeen: refetching)
+            let stats = try await applyIsolating(page.records, deletions: page.deletions, token: page.changeToken, recordSeen: refetching)
             outcome.pages += 1
             outcome.applied += stats.applied
             outcome.deleted += stats.deleted
             outcome.parked = stats.parked
             outcome.conflicts += stats.conflicts
+            outcome.quarantined += stats.quarantined
             progress(outcome.applied + outcome.deleted)
             if !page.moreComing {
                 if refetching { outcome.deleted += try await removeVanished() }
                 break
             }
         }
+        outcome.deleted += try await settleDanglingReferences()
+        // Something changed: records set aside earlier may apply now (a uniqueness conflict
+        // resolved, a deletion a rule refused, the record a membership waited for).
+        if outcome.applied + outcome.deleted > 0 { outcome.quarantined += try await retryQuarantined() }
         return outcome
+    }
+
+    /// Caught up with the zone, records still parked wait for a record that is not coming: one
+    /// deleted while this device (or the one that wrote the reference) was away, whose
+    /// tombstone the server has since purged. The server is asked; names it doesn't have are
+    /// taken as deleted, and the records waiting for them apply as if their deletion had
+    /// arrived (a reference to a deleted object follows its delete rule), the same on every
+    /// device, so replicas agree instead of waiting forever. Returns the objects removed.
+    func settleDanglingReferences() async throws -> Int {
+        let waiting = try mirror.store.readTransaction { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT ZWAITINGFOR FROM ANIMBUSCLOUDPARKED ORDER BY ZWAITINGFOR")
+        }
+        guard !waiting.isEmpty else { return 0 }
+        var gone: [String] = []
+        for start in stride(from: 0, to: waiting.count, by: LookupRecordsRequest.maximumNames) {
+            let names = Array(waiting[start..<min(start + LookupRecordsRequest.maximumNames, waiting.count)])
+            for result in try await mirror.transport.lookup(names, in: mirror.zoneID) {
+                if result.record == nil, result.error?.code == .unknownItem || result.error == nil { gone.append(result.recordName) }
+            }
+        }
+        guard !gone.isEmpty else { return 0 }
+        mirror.log.notice("\(gone.count) record(s) referred to are gone from the server; repairing the references to them")
+        let stamp = HLCStamp(time: 0, device: "")
+        return try await applyIsolating([], deletions: gone.map { DeletedRecord(recordName: $0, stamp: stamp) }, token: nil).deleted
+    }
+
+    /// Tries the quarantined records and deletions again; returns how many stay set aside.
+    @discardableResult
+    func retryQuarantined() async throws -> Int {
+        let (records, deletions) = try mirror.store.readTransaction { db in try Quarantine.pending(db) }
+        if records.isEmpty && deletions.isEmpty { return 0 }
+        let stamp = HLCStamp(time: 0, device: "")
+        let stats = try await applyIsolating(records, deletions: deletions.map { DeletedRecord(recordName: $0, stamp: stamp) }, token: nil)
+        mirror.log.info("tried \(records.count + deletions.count) quarantined record(s) again; \(stats.quarantined) stay set aside")
+        return stats.quarantined
+    }
+
+    /// Applies a page in one transaction; when that fails because of what a record holds (a
+    /// value its model refuses, a uniqueness conflict, a deletion a rule refuses), applies the
+    /// records one by one, sets aside those that fail (``Quarantine``), and stores the page's
+    /// token: one bad record never stops sync.
+    func applyIsolating(_ records: [Record], deletions: [DeletedRecord], token: ChangeToken?,
+                        recordSeen: Bool = false) async throws -> PageApplier.Stats {
+        do {
+            return try await apply(records, deletions: deletions, token: token, recordSeen: recordSeen)
+        } catch let error where Self.isRecordFault(error) {
+            mirror.log.notice("a page of \(records.count) record(s) and \(deletions.count) deletion(s) did not apply (\(error)); applying them one by one")
+        }
+        var stats = PageApplier.Stats()
+        for record in records {
+            do {
+                stats += try await apply([record], deletions: [], token: nil, recordSeen: recordSeen)
+            } catch let error where Self.isRecordFault(error) {
+                try mirror.store.writeTransaction { db in try Quarantine.add(record, reason: Self.reason(error), db) }
+                mirror.log.notice("record \(record.recordName) (\(record.recordType)) set aside: \(Self.reason(error))")
+                stats.quarantined += 1
+            }
+        }
+        for deletion in deletions {
+            do {
+                stats += try await apply([], deletions: [deletion], token: nil)
+            } catch let error where Self.isRecordFault(error) {
+                try mirror.store.writeTransaction { db in try Quarantine.addDeletion(deletion.recordName, reason: Self.reason(error), db) }
+                mirror.log.notice("deletion of \(deletion.recordName) set aside: \(Self.reason(error))")
+                stats.quarantined += 1
+            }
+        }
+        stats += try await apply([], deletions: [], token: token)
+        return stats
+    }
+
+    /// Whether an import failed because of what a record holds (not the store or the disk).
+    static func isRecordFault(_ error: any Error) -> Bool {
+        if error is PageApplier.RecordFault { return true }
+        guard let error = error as? NimbusError else { return false }
+        return [.validationFailed, .deleteDenied, .unknownEntity, .unknownProperty, .typeMismatch, .constraintConflict,
+                .invalidArgument, .objectNotFound].contains(error.code)
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? NimbusError { return error.message }
+        return "\(error)"
     }
 
     /// Applies records and deletions in one transaction (again, if a local save slipped in).
@@ -69,7 +161,7 @@ struct Importer: Sendable {
         }
         let mirror = self.mirror
         let context = mirror.importContext
-        let applier = PageApplier(mirror: mirror, context: context, assets: assets)
+        let applier = PageApplier(mirror: mirror, context: context, assets: assets, replaying: replaying)
         let finalAssets = assets
         _ = finalAssets
         for attempt in 1...20 {
@@ -125,7 +217,7 @@ struct Importer: Sendable {
                 """)
         }
         let stamp = HLCStamp(time: 0, device: "")
-        let stats = try await apply([], deletions: names.map { DeletedRecord(recordName: $0, stamp: stamp) }, token: nil)
+        let stats = try await applyIsolating([], deletions: names.map { DeletedRecord(recordName: $0, stamp: stamp) }, token: nil)
         try mirror.store.writeTransaction { db in
             try SyncMetadata.setState(.refetching, nil, db)
             try db.execute(sql: "DELETE FROM ANIMBUSCLOUDSEEN")

@@ -32,6 +32,8 @@ actor MirrorEngine {
         var imported = 0
         var deleted = 0
         var conflicts = 0
+        /// Records set aside in this sync's import (see ``Quarantine``).
+        var quarantined = 0
     }
 
     // MARK: Setup
@@ -110,7 +112,8 @@ actor MirrorEngine {
             let epoch = UUID().uuidString
             try await self.mirror.transport.deleteZone(self.mirror.zoneID)
             try await self.mirror.transport.createZone(self.mirror.zoneID)
-            let request = ModifyRecordsRequest(saves: [ZoneEpoch.record(epoch, device: self.mirror.deviceID)], savePolicy: .allKeys)
+            let now = try self.mirror.store.writeTransaction { db in try self.mirror.now(db) }
+            let request = ModifyRecordsRequest(saves: [ZoneEpoch.record(epoch, device: self.mirror.deviceID, at: now)], savePolicy: .allKeys)
             _ = try await self.mirror.transport.modify(request, in: self.mirror.zoneID)
             try await ReplicaReset(mirror: self.mirror).wipe()
             try self.mirror.store.writeTransaction { db in try SyncMetadata.setState(.zoneEpoch, epoch, db) }
@@ -137,19 +140,38 @@ actor MirrorEngine {
         }
     }
 
+    /// One pass: export, import, export again. A failed export (a full quota, a refused
+    /// batch) does not keep this device from receiving, nor a failed import from sending:
+    /// each half runs, and the first failure is thrown after both.
     private func syncOnce() async throws -> Summary {
         try await setUp()
+        try await UpgradeReplayer(mirror: mirror).run()
         var summary = Summary()
-        let exported = try await export()
+        var failure: (any Error)?
+        var exported = Exporter.Outcome()
+        do { exported = try await export() } catch { failure = error }
         summary.exported += exported.confirmed
-        let imported = try await importChanges(extraDeletions: exported.deletedOnServer)
-        summary.imported += imported.applied
-        summary.deleted += imported.deleted
-        summary.conflicts += imported.conflicts
+        do {
+            let imported = try await importChanges(extraDeletions: exported.deletedOnServer)
+            summary.imported += imported.applied
+            summary.deleted += imported.deleted
+            summary.conflicts += imported.conflicts
+            summary.quarantined = imported.quarantined
+        } catch {
+            failure = failure ?? error
+        }
         // Edits saved meanwhile, and deletions the delete rules made during the import.
-        let again = try await export()
-        summary.exported += again.confirmed
-        if let error = (exported.itemErrors + again.itemErrors).first { throw error }
+        if failure == nil {
+            do {
+                let again = try await export()
+                summary.exported += again.confirmed
+                exported.itemErrors += again.itemErrors
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        if let error = exported.itemErrors.first { throw error }
         return summary
     }
 
@@ -177,13 +199,13 @@ actor MirrorEngine {
             let importer = Importer(mirror: mirror)
             if !extraDeletions.isEmpty {
                 let stamp = HLCStamp(time: 0, device: "")
-                _ = try await importer.apply([], deletions: extraDeletions.map { DeletedRecord(recordName: $0, stamp: stamp) }, token: nil)
+                _ = try await importer.applyIsolating([], deletions: extraDeletions.map { DeletedRecord(recordName: $0, stamp: stamp) }, token: nil)
             }
             let outcome = try await importer.run { count in
                 emit(CloudEvent(kind: .import, phase: .progress, storeIdentifier: id, recordCount: count))
             }
             emit(CloudEvent(kind: .import, phase: .ended, storeIdentifier: id, recordCount: outcome.applied,
-                            deletedCount: outcome.deleted, conflictCount: outcome.conflicts))
+                            deletedCount: outcome.deleted, conflictCount: outcome.conflicts, quarantinedCount: outcome.quarantined))
             return outcome
         } catch {
             emit(CloudEvent(kind: .import, phase: .ended, storeIdentifier: id, recordCount: 0, error: Self.cloudError(error)))
@@ -204,7 +226,7 @@ actor MirrorEngine {
                 """)
             try SyncMetadata.setState(.zoneToken, nil, db)
             try SyncMetadata.setState(.zoneReady, true, db)
-            _ = try mirror.capture.seed(at: Date(), db)
+            _ = try mirror.capture.seed(at: try mirror.now(db), db)
         }
     }
 

@@ -17,15 +17,34 @@ struct PageApplier {
     let context: ManagedObjectContext
     /// Asset bytes by checksum, downloaded before the page is applied.
     let assets: [String: Data]
+    /// Whether fields are applied even where the ancestor holds them already (fields a model
+    /// upgrade made known were kept there without being applied).
+    var replaying = false
 
     /// Thrown when a local save slipped in after the capture: the page is applied again.
     struct UncapturedEdits: Error {}
+
+    /// Thrown when one record of the page can't be applied (its asset is gone, say): the
+    /// importer applies the page's records one by one and sets that one aside.
+    struct RecordFault: Error, CustomStringConvertible {
+        var description: String
+    }
 
     struct Stats: Sendable {
         var applied = 0
         var deleted = 0
         var parked = 0
         var conflicts = 0
+        /// Records set aside because they can't be applied here (see ``Quarantine``).
+        var quarantined = 0
+
+        static func += (lhs: inout Stats, rhs: Stats) {
+            lhs.applied += rhs.applied
+            lhs.deleted += rhs.deleted
+            lhs.parked = rhs.parked
+            lhs.conflicts += rhs.conflicts
+            lhs.quarantined += rhs.quarantined
+        }
     }
 
     /// Known metadata for the records of a page.
@@ -34,6 +53,8 @@ struct PageApplier {
         var pending: [ObjectKey: [String: HLCStamp]] = [:]
         var tombstones: Set<String> = []
         var links: [String: (linked: Bool, stamp: HLCStamp, pending: Bool)] = [:]
+        /// Entities an earlier model had and this one removed.
+        var retired: Set<String> = []
     }
 
     func apply(records incoming: [Record], deletions: [DeletedRecord], token: ChangeToken?) throws -> Stats {
@@ -57,14 +78,28 @@ struct PageApplier {
         let known = try load(records, deletions: deletions)
         // Records whose every field this device already holds (its own exports coming back).
         let current = Set(records.filter { record in
-            guard let ancestor = known.rows[record.recordName]?.ancestor else { return false }
+            guard !replaying, let ancestor = known.rows[record.recordName]?.ancestor else { return false }
             return record.fields.allSatisfy { key, field in ancestor.fields[key].map { field.stamp <= $0.stamp } ?? false }
         }.map(\.recordName))
         records.removeAll { current.contains($0.recordName) }
         let model = context.managedObjectModel
+        // Records this device can't apply are set aside one by one (quarantined); the rest of
+        // the page applies, and records that refer to a set-aside one wait for it (parked).
+        var quarantined: [(record: Record, reason: String)] = []
+        records.removeAll { record in
+            switch verdict(on: record, known: known, model: model) {
+            case .apply: return false
+            case .skip: return true
+            case let .quarantine(reason):
+                quarantined.append((record, reason))
+                return true
+            }
+        }
         // Every object the page names, one fetch per inheritance hierarchy.
         var loaded: [ManagedObjectID: ManagedObject] = [:]
-        let ids = known.rows.values.filter { !current.contains($0.recordName) }.map { mirror.store.objectID(for: model.entities[$0.entity - 1], primaryKey: $0.primaryKey) }
+        let ids = known.rows.values.filter { !current.contains($0.recordName) }.compactMap { row in
+            mirror.store.entity(number: row.entity).map { mirror.store.objectID(for: $0, primaryKey: row.primaryKey) }
+        }
         for (_, group) in Dictionary(grouping: ids, by: { $0.entity.rootEntityNumber }) {
             var request = FetchRequest<ManagedObject>(entityName: group[0].entity.rootEntity.name)
             request.predicate = try QueryPredicate(format: "SELF IN %@", argumentArray: [group])
@@ -73,7 +108,8 @@ struct PageApplier {
         // Objects not loaded above (their records were skipped as already held) are read
         // one by one when a reference or membership needs them.
         func existing(_ row: SyncMetadata.RecordRow) throws -> ManagedObject? {
-            let id = mirror.store.objectID(for: model.entities[row.entity - 1], primaryKey: row.primaryKey)
+            guard let entity = mirror.store.entity(number: row.entity) else { return nil }
+            let id = mirror.store.objectID(for: entity, primaryKey: row.primaryKey)
             if let object = loaded[id] { return object }
             let object = try Exporter.existing(id, context)
             loaded[id] = object
@@ -105,33 +141,50 @@ struct PageApplier {
         var ancestors: [String: Record] = [:]
         var pendingUpdates: [ObjectKey: [String: HLCStamp]] = [:]
         var conflicted: [String] = []
+        var absorbed: [String] = []           // records merged into a local twin that keeps the unique key
+        var superseded: [String] = []         // a twin's record name that lost the unique key to an incoming record
+        var keyEdits: [String] = []           // known records whose unique key this page changes
 
         // 1. Objects and their scalar fields.
         for record in objectRecords where candidates.contains(record.recordName) {
             guard let entity = entity(of: record, known: known.rows[record.recordName], model: model) else { continue }
             let object: ManagedObject
             var pending: [String: HLCStamp] = [:]
+            var ancestor = known.rows[record.recordName]?.ancestor
+            var absorbing = false
             if let row = known.rows[record.recordName] {
                 guard let found = try existing(row), !found.isDeleted else { continue }   // deleted here; its deletion is on the way
                 object = found
                 pending = known.pending[ObjectKey(found.objectID)] ?? [:]
             } else if let twin = try uniqueTwin(of: record, entity: entity) {
                 object = twin
-                pending = try mirror.store.readTransaction { db in
-                    try SyncMetadata.pendingFields(entity: twin.objectID.entity.entityNumber, primaryKey: twin.objectID.primaryKey, db)
-                } ?? [:]
-                newObjects.append((twin, record.recordName))
-                remapped.insert(twin.objectID)
+                let (twinRow, twinPending) = try mirror.store.readTransaction { db in
+                    (try SyncMetadata.record(entity: twin.objectID.entity.entityNumber, primaryKey: twin.objectID.primaryKey, db),
+                     try SyncMetadata.pendingFields(entity: twin.objectID.entity.entityNumber, primaryKey: twin.objectID.primaryKey, db))
+                }
+                pending = twinPending ?? [:]
+                // Two records claim one unique key: every device keeps the same one (see
+                // ``survivor(_:_:key:)``); the other's fields merge into it by stamp, and it goes.
+                let key = RecordNames.uniqueName(entity: entity, values: uniqueValues(of: twin))
+                if let twinName = twinRow?.recordName, Self.survivor(twinName, record.recordName, key: key) == twinName {
+                    absorbing = true
+                    absorbed.append(record.recordName)
+                    ancestor = twinRow?.ancestor
+                } else {
+                    if let twinName = twinRow?.recordName { superseded.append(twinName) }
+                    newObjects.append((twin, record.recordName))
+                    remapped.insert(twin.objectID)
+                }
             } else {
                 object = try context.insertNewObject(forEntityName: entity.name)
                 newObjects.append((object, record.recordName))
             }
             objects[record.recordName] = object
-            let ancestor = known.rows[record.recordName]?.ancestor
             var lost = pending
+            let uniqueKeys = Set(entity.rootEntity.uniquenessConstraints.first ?? [])
             for (name, role) in mirror.mirrored.roles[entity.name] ?? [:] {
                 guard case let .attribute(attribute) = role, let (field, stamp) = effectiveField(name, in: record) else { continue }
-                if let applied = effectiveField(name, in: ancestor)?.1, stamp <= applied { continue }
+                if !replaying, let applied = effectiveField(name, in: ancestor)?.1, stamp <= applied { continue }
                 let remote = try value(of: field, for: attribute)
                 if let local = pending[name] {
                     conflicted.append(record.recordName)
@@ -157,6 +210,9 @@ struct PageApplier {
                     }
                 }
                 object.setValue(remote, forKey: name)
+                // An absorbed record's values live on in the twin's record: they go out as its edits.
+                if absorbing, lost[name].map({ $0 < stamp }) ?? true { lost[name] = stamp }
+                if uniqueKeys.contains(name), known.rows[record.recordName] != nil { keyEdits.append(record.recordName) }
             }
             if lost != pending, !object.objectID.isTemporaryID { pendingUpdates[ObjectKey(object.objectID)] = lost }
             ancestors[record.recordName] = Ancestor.mergeAll(record, into: ancestor)
@@ -170,7 +226,7 @@ struct PageApplier {
             let pending = known.pending[ObjectKey(object.objectID)] ?? [:]
             for (name, role) in mirror.mirrored.roles[object.entity.name] ?? [:] {
                 guard case let .toOne(relationship) = role, let field = record.fields[MirroredModel.fieldName(name)] else { continue }
-                if let applied = ancestor?.fields[MirroredModel.fieldName(name)]?.stamp, field.stamp <= applied { continue }
+                if !replaying, let applied = ancestor?.fields[MirroredModel.fieldName(name)]?.stamp, field.stamp <= applied { continue }
                 if let local = pending[name], local > field.stamp { continue }
                 guard case let .string(target)? = field.value else {
                     object.setValue(nil, forKey: name)
@@ -201,11 +257,40 @@ struct PageApplier {
             let linkKey = "\(link.key)#\(link.first)#\(link.second)"
             if let local = known.links[linkKey], local.pending, local.stamp > link.stamp { continue }
             if let local = known.links[linkKey], !local.pending, local.stamp >= link.stamp { continue }
-            guard let relationship = link.firstRelationship else { continue }
+            guard let relationship = link.firstRelationship,
+                  case let .manyToMany(key, isFirst)? = mirror.mirrored.role(of: relationship, in: first.entity), key == link.key, isFirst,
+                  let destination = first.entity.relationshipsByName[relationship]?.destinationEntityName,
+                  let destinationEntity = model.entitiesByName[destination], second.entity.isKind(of: destinationEntity) else {
+                quarantined.append((record, "the membership links \(first.entity.name) and \(second.entity.name) through \(link.key), "
+                    + "which this model doesn't have between them"))
+                continue
+            }
             if link.linked { try first.addObjects([second], toRelationship: relationship) }
             else { try first.removeObjects([second], fromRelationship: relationship) }
             linkUpdates.append((link.key, first, second, link.linked, link.stamp))
         }
+
+        // 3b. A unique key this page gave an object that another local object holds: the two
+        // merge into the record that keeps the key on every device; the other record goes.
+        var keyMerges: [KeyMerge] = []
+        for name in Set(keyEdits).sorted() {
+            guard let object = objects[name], !object.isDeleted, let twin = try keyTwin(of: object), !twin.isDeleted else { continue }
+            let claim = KeyClaim(object: object, name: name, ancestor: ancestors[name] ?? known.rows[name]?.ancestor,
+                                 pending: pendingUpdates[ObjectKey(object.objectID)] ?? known.pending[ObjectKey(object.objectID)] ?? [:])
+            var other = KeyClaim(object: twin, name: objects.first { $0.value === twin }?.key, ancestor: nil, pending: [:])
+            if !twin.objectID.isTemporaryID {
+                let key = ObjectKey(twin.objectID)
+                let (row, pending) = try mirror.store.readTransaction { db in
+                    (try SyncMetadata.record(entity: key.entity, primaryKey: key.primaryKey, db),
+                     try SyncMetadata.pendingFields(entity: key.entity, primaryKey: key.primaryKey, db))
+                }
+                other.name = other.name ?? row?.recordName
+                other.ancestor = other.name.flatMap { ancestors[$0] } ?? row?.ancestor
+                other.pending = pendingUpdates[key] ?? pending ?? [:]
+            }
+            keyMerges.append(try mergeKeyTwins(claim, other))
+        }
+        let mergedAway = Set(keyMerges.map(\.loser))
 
         // 4. Deletions.
         var removedNames = Set<String>()
@@ -223,10 +308,18 @@ struct PageApplier {
         let parkedRecords = records.filter { parked[$0.recordName] != nil }
         stats.parked = parkedRecords.count
         stats.conflicts = Set(conflicted).count
+        stats.quarantined = quarantined.count
+        let setAside = quarantined
+        // Applied or deleted now: no longer set aside.
+        let settledNames = Set(objects.keys)
+            .union(records.filter { $0.recordType == MirroredModel.linkRecordType && parked[$0.recordName] == nil }.map(\.recordName))
+            .union(removedNames).subtracting(quarantined.map(\.record.recordName))
         let unparkedNames = Set(unparked.map(\.recordName)).subtracting(parked.keys)
         let importAuthor = mirror.importAuthor
         let captureCursorCheck = mirror.store
-        let newNames = newObjects.map { ($0.0.objectID, $0.1) }
+        let newNames = newObjects.filter { !mergedAway.contains($0.0.objectID) }.map { ($0.0.objectID, $0.1) }
+        let goneNames = absorbed + superseded
+        let merges = keyMerges
         let renamed = Array(remapped)
         let linkRows = linkUpdates.map { ($0.0, $0.1.objectID, $0.2.objectID, $0.3, $0.4) }
         let deviceID = mirror.deviceID
@@ -255,11 +348,33 @@ struct PageApplier {
             }
             for (_, ancestor) in finalAncestors { try SyncMetadata.confirm(ancestor, db) }
             var clock = try HybridLogicalClock.load(db)
+            let now = try mirror.now(db)   // the server's time: stamps of edits made here
             for record in allRecords { for field in record.fields.values { clock.observe(field.stamp.time) } }
             for (key, fields) in finalPending {
                 // A resolver's choice is a new edit here, later than everything seen.
-                let stamped = fields.mapValues { $0 == .freshEdit ? HLCStamp(time: clock.tick(at: Date()), device: deviceID) : $0 }
+                let stamped = fields.mapValues { $0 == .freshEdit ? HLCStamp(time: clock.tick(at: now), device: deviceID) : $0 }
                 try SyncMetadata.setPendingFields(stamped, entity: key.entity, primaryKey: key.primaryKey, db)
+            }
+            // Records that lost a unique key to another: deleted on the server, never applied again.
+            for name in goneNames {
+                let stamp = HLCStamp(time: clock.tick(at: now), device: deviceID)
+                try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDDELETION (ZRECORDNAME, ZENTITY, ZTIME, ZDEVICE) VALUES (?, 0, ?, ?)",
+                               arguments: [name, stamp.time, stamp.device])
+                try db.execute(sql: "INSERT OR IGNORE INTO ANIMBUSCLOUDTOMBSTONE (ZRECORDNAME) VALUES (?)", arguments: [name])
+            }
+            for merge in merges {
+                let fresh = HLCStamp(time: clock.tick(at: now), device: deviceID)
+                let winner = ObjectKey(permanent[merge.winner] ?? merge.winner)
+                try SyncMetadata.addPendingFields(merge.winnerFields.mapValues { $0 == .freshEdit ? fresh : $0 },
+                                                  entity: winner.entity, primaryKey: winner.primaryKey, db)
+                for (member, property) in merge.memberFields {
+                    let key = ObjectKey(permanent[member] ?? member)
+                    try SyncMetadata.addPendingFields([property: fresh], entity: key.entity, primaryKey: key.primaryKey, db)
+                }
+                for link in merge.links {
+                    try LinkRow.set(key: link.key, first: ObjectKey(permanent[link.first] ?? link.first),
+                                    second: ObjectKey(permanent[link.second] ?? link.second), linked: true, stamp: fresh, pending: true, db)
+                }
             }
             for (key, first, second, linked, stamp) in linkRows {
                 let a = permanent[first] ?? first, b = permanent[second] ?? second
@@ -268,7 +383,7 @@ struct PageApplier {
             for id in cascaded {
                 guard let row = try SyncMetadata.record(entity: id.entity.entityNumber, primaryKey: id.primaryKey, db),
                       !finalRemoved.contains(row.recordName) else { continue }
-                let stamp = HLCStamp(time: clock.tick(at: Date()), device: deviceID)
+                let stamp = HLCStamp(time: clock.tick(at: now), device: deviceID)
                 try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDDELETION (ZRECORDNAME, ZENTITY, ZTIME, ZDEVICE) VALUES (?, ?, ?, ?)",
                                arguments: [row.recordName, row.entity, stamp.time, stamp.device])
                 try SyncMetadata.removeRecord(named: row.recordName, db)
@@ -287,6 +402,8 @@ struct PageApplier {
             for name in unparkedNames { try db.execute(sql: "DELETE FROM ANIMBUSCLOUDPARKED WHERE ZRECORDNAME = ?", arguments: [name]) }
             for (record, waiting) in parkedList { try ParkedRecords.park(record, waitingFor: waiting, db) }
             for name in conflictNames { try Conflicts.record(name, db) }
+            try Quarantine.remove(settledNames, db)
+            for (record, reason) in setAside { try Quarantine.add(record, reason: reason, db) }
             if let token { try SyncMetadata.setState(.zoneToken, token.rawValue, db) }
             _ = captureCursorCheck
         }
@@ -308,6 +425,7 @@ struct PageApplier {
         for record in records { if let link = LinkRecord(record) { names.insert(link.first); names.insert(link.second) } }
         return try mirror.store.readTransaction { db in
             var known = Known()
+            known.retired = Set(try MetadataSchema.stored(db)?.retired ?? [])
             for name in names {
                 if let row = try SyncMetadata.record(named: name, db) {
                     known.rows[name] = row
@@ -330,6 +448,68 @@ struct PageApplier {
         }
     }
 
+    /// What to do with an incoming record.
+    private enum Verdict {
+        case apply
+        /// Not this store's (an entity of another configuration, or one the model retired).
+        case skip
+        /// It can't be applied here; why.
+        case quarantine(String)
+    }
+
+    /// Checks a record against the model before anything of the page is applied: its entity,
+    /// each field's value and type, its references, a membership's relationship.
+    private func verdict(on record: Record, known: Known, model: ManagedObjectModel) -> Verdict {
+        if record.recordType == MirroredModel.linkRecordType {
+            guard let link = LinkRecord(record) else { return .quarantine("the membership record (CDMR) is malformed") }
+            let entities = link.key.split(separator: "|").compactMap { $0.split(separator: ".").first.map(String.init) }
+            if entities.contains(where: known.retired.contains) { return .skip }
+            if !mirror.mirrored.linkKeys.contains(link.key) {
+                if entities.count == 2, entities.allSatisfy({ model.entitiesByName[$0] != nil && mirror.mirrored.roles[$0] == nil }) {
+                    return .skip   // another store's relationship
+                }
+                return .quarantine("the membership's relationship \(link.key) is not in this model")
+            }
+            return .apply
+        }
+        let row = known.rows[record.recordName]
+        let named: String?
+        if case let .string(name)? = record.fields[MirroredModel.entityNameField]?.value { named = name } else { named = nil }
+        if let named {
+            if known.retired.contains(named) { return .skip }
+            guard let entity = model.entitiesByName[named] else { return .quarantine("the entity \(named) is not in this model") }
+            guard mirror.mirrored.roles[named] != nil else { return .skip }
+            guard MirroredModel.recordType(for: entity) == record.recordType else {
+                return .quarantine("a \(record.recordType) record names the entity \(named), whose records are \(MirroredModel.recordType(for: entity))")
+            }
+        }
+        guard let entity = self.entity(of: record, known: row, model: model) else {
+            return row == nil && named == nil ? .skip : .quarantine("the record's entity is not in this store")
+        }
+        for (name, role) in mirror.mirrored.roles[entity.name] ?? [:] {
+            switch role {
+            case let .attribute(attribute):
+                if let field = record.fields[MirroredModel.fieldName(name)], field.value.map({ if case .asset = $0 { false } else { true } }) ?? false {
+                    do { _ = try FieldConversion.propertyValue(field.value, for: attribute) } catch {
+                        return .quarantine("\(error)")
+                    }
+                }
+                if case .asset? = record.fields[MirroredModel.assetFieldName(name)]?.value, ![.string, .binaryData, .transformable].contains(attribute.type) {
+                    return .quarantine("field \(MirroredModel.assetFieldName(name)) holds an asset, which can't be a \(attribute.type.rawValue) value")
+                }
+            case .toOne:
+                if let field = record.fields[MirroredModel.fieldName(name)], let value = field.value {
+                    guard case let .string(target) = value, !target.isEmpty else {
+                        return .quarantine("field \(MirroredModel.fieldName(name)) holds a \(value.typeName), which can't name a related record")
+                    }
+                }
+            case .carriedByInverse, .manyToMany:
+                continue
+            }
+        }
+        return .apply
+    }
+
     /// The names of the records a record's to-one fields refer to.
     private func references(of record: Record) -> [String] {
         guard let entity = entity(of: record, known: nil, model: context.managedObjectModel) else { return [] }
@@ -344,7 +524,7 @@ struct PageApplier {
            let entity = model.entitiesByName[name], mirror.mirrored.roles[name] != nil {
             return entity
         }
-        if let row = known { return model.entities[row.entity - 1] }
+        if let row = known { return mirror.store.entity(number: row.entity) }
         return nil
     }
 

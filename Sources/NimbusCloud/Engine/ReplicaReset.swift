@@ -47,10 +47,10 @@ enum ZoneEpoch {
     static let recordType = "NimbusZoneEpoch"
     static let recordName = "NimbusZoneEpoch"
 
-    static func record(_ epoch: String, device: String) -> Record {
+    static func record(_ epoch: String, device: String, at date: Date = Date()) -> Record {
         var clock = HybridLogicalClock()
         var record = Record(recordName: recordName, recordType: recordType)
-        record.fields["epoch"] = Field(.string(epoch), stamp: HLCStamp(time: clock.tick(at: Date()), device: device))
+        record.fields["epoch"] = Field(.string(epoch), stamp: HLCStamp(time: clock.tick(at: date), device: device))
         return record
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import Nimbus
 import NimbusWire
@@ -23,6 +24,9 @@ final class StoreMirror: Sendable {
 
     var zoneID: ZoneID { options.zoneID }
 
+    /// The time now on the server's clock (see ``ServerClock``), read in `db`.
+    func now(_ db: Database) throws -> Date { Date().addingTimeInterval(try clockOffset(db)) }
+
     init(store: PersistentStore, coordinator: PersistentStoreCoordinator, mirrored: MirroredModel, transport: any CloudTransport,
          options: CloudContainerOptions, deviceID: String, importAuthor: String, log: Logger,
          resolver: @escaping @Sendable (String) -> ConflictResolver? = { _ in nil }) {
@@ -33,7 +37,7 @@ final class StoreMirror: Sendable {
         self.options = options
         self.deviceID = deviceID
         self.importAuthor = importAuthor
-        self.capture = ChangeCapture(store: store, mirrored: mirrored, importAuthor: importAuthor, deviceID: deviceID)
+        self.capture = ChangeCapture(store: store, mirrored: mirrored, importAuthor: importAuthor, deviceID: deviceID, server: options.serverURL)
         self.depth = Self.depths(mirrored)
         self.log = log
         exportContext = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)

@@ -21,6 +21,8 @@ struct MirroredModel: Sendable {
     let entities: [EntityDescription]
     /// By entity name, then property name.
     let roles: [String: [String: PropertyRole]]
+    /// The keys of the many-to-many relationships (`CD_relationshipKey` of `CDMR` records).
+    let linkKeys: Set<String>
 
     /// Builds the mapping, or throws listing every reason the model can't be mirrored.
     init(entities: [EntityDescription], model: ManagedObjectModel) throws {
@@ -79,6 +81,10 @@ struct MirroredModel: Sendable {
             throw CloudError(.unmirrorableModel, "the model can't be mirrored: " + problems.joined(separator: "; "))
         }
         self.roles = roles
+        linkKeys = Set(roles.values.flatMap(\.values).compactMap { role in
+            if case let .manyToMany(key, _) = role { return key }
+            return nil
+        })
     }
 
     static func declaringEntity(of property: String, in entity: EntityDescription) -> EntityDescription {

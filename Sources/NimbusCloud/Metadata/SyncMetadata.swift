@@ -18,6 +18,7 @@ import NimbusWire
 /// - `ANIMBUSCLOUDPARKED`: records that arrived before a record they refer to.
 /// - `ANIMBUSCLOUDFIRSTSAVE`: unique-keyed records whose first save was sent, not yet
 ///   confirmed (see ``FirstSaves``).
+/// - `ANIMBUSCLOUDQUARANTINE`: records this device could not apply (see ``Quarantine``).
 enum SyncMetadata {
     static func prepare(_ db: Database) throws {
         try db.execute(sql: """
@@ -43,6 +44,7 @@ enum SyncMetadata {
             CREATE TABLE IF NOT EXISTS ANIMBUSCLOUDCONFLICT (ZRECORDNAME TEXT PRIMARY KEY, ZCOUNT INTEGER NOT NULL, ZTIME REAL NOT NULL);
             CREATE TABLE IF NOT EXISTS ANIMBUSCLOUDFIRSTSAVE (ZRECORDNAME TEXT PRIMARY KEY);
             """)
+        try Quarantine.prepare(db)
     }
 
     // MARK: State
@@ -63,6 +65,10 @@ enum SyncMetadata {
 
     enum StateKey: String {
         case deviceID, clock, zoneToken, historyCursor, zoneReady, lastSync, lastError, refetching, seenDuringRefetch, zoneEpoch
+        /// The model the metadata was written under (``MetadataSchema``), and what an upgrade made applicable (``UpgradeReplay``).
+        case schema, replay
+        /// Seconds to add to this device's clock to read the server's (``ServerClock``).
+        case clockOffset
     }
 
     // MARK: Records

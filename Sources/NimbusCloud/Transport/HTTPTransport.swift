@@ -147,6 +147,7 @@ public struct HTTPTransport: CloudTransport {
         }
         do {
             let response = try await client.execute(request, timeout: requestTimeout)
+            ServerClock.observe(server: baseURL, dateHeader: response.headers.first(name: "Date"))
             let bytes = try await response.body.collect(upTo: 1 << 30)
             return (Int(response.status.code), Data(buffer: bytes))
         } catch let error as CloudError {

@@ -117,7 +117,9 @@ package enum ModifyPlanner {
     private static func decideSave(_ incoming: Record, current: StoredRecord?, policy: SavePolicy) -> SaveDecision {
         let name = incoming.recordName
         guard let current else {
-            if policy == .ifServerRecordUnchanged, let tag = incoming.changeTag {
+            // A save that carries a change tag speaks of a record the server once had: its
+            // deletion's tombstone is gone (older than the horizon), and deletion still wins.
+            if policy != .allKeys, let tag = incoming.changeTag {
                 return .failure(ItemError(
                     name: name, code: .unknownItem,
                     message: "The record has change tag '\(tag)' but the server has no record named '\(name)'. Save it without a change tag to create it."))

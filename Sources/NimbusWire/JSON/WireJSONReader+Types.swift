@@ -140,15 +140,21 @@ extension WireJSONReader {
         switch type {
         case "string": return reader.string().map(FieldValue.string)
         case "int64": return reader.int64().map(FieldValue.int64)
-        case "double": return reader.double().map(FieldValue.double)
+        case "double": return reader.number().map(FieldValue.double)
         case "bool": return reader.bool().map(FieldValue.bool)
-        case "date": return reader.double().map { .date(Date(timeIntervalSince1970: $0)) }
+        case "date": return reader.number().map { .date(Date(timeIntervalSince1970: $0)) }
         case "bytes": return reader.string().flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
         case "asset": return reader.assetReference().map(FieldValue.asset)
         case "reference": return reader.recordReference().map(FieldValue.reference)
         case "list": return reader.array { $0.fieldValue() }.map(FieldValue.list)
         default: return nil
         }
+    }
+
+    /// A field's number: a JSON number, or one of the strings NaN and the infinities travel as.
+    mutating func number() -> Double? {
+        if let value = double() { return value }
+        return string().flatMap(FieldValue.nonFinite(named:))
     }
 
     mutating func hlcStamp() -> HLCStamp? {

@@ -48,9 +48,9 @@ extension FieldValue: WireJSONWritable {
             switch self {
             case .string(let value): writer.string(value)
             case .int64(let value): writer.int(value)
-            case .double(let value): try writer.double(value)
+            case .double(let value): try writer.number(value)
             case .bool(let value): writer.bool(value)
-            case .date(let value): try writer.double(value.timeIntervalSince1970)
+            case .date(let value): try writer.number(value.timeIntervalSince1970)
             case .bytes(let value): writer.string(value.base64EncodedString())
             case .asset(let value): try value.write(to: &writer)
             case .reference(let value): try value.write(to: &writer)

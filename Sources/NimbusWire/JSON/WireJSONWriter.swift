@@ -171,6 +171,12 @@ package struct WireJSONWriter: Sendable {
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
+    /// Writes a field's number: as ``double(_:)``, with NaN and the infinities as the strings
+    /// `FieldValue.nonFiniteName(_:)` gives (JSON has no way to write them as numbers).
+    package mutating func number(_ value: Double) throws {
+        if let name = FieldValue.nonFiniteName(value) { string(name) } else { try double(value) }
+    }
+
     /// Writes `true` or `false`.
     package mutating func bool(_ value: Bool) {
         if value { raw("true") } else { raw("false") }

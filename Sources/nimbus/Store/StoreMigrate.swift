@@ -13,7 +13,7 @@ extension StoreCommand {
                 are inferred. The new store is built beside the old one and replaces it only when every step succeeded.
                 """)
 
-        @Argument(help: "The store file.") var store: String
+        @Argument(help: "The store file, or a device folder (every store of the device, then its model).") var store: String
         @Option(help: "The new model: .xcdatamodeld, .xcdatamodel, or .json.") var model: String
         @Option(name: .customLong("mapping"), help: "An Xcode mapping model (.xcmappingmodel) for one step; repeat for several.")
         var mappings: [String] = []
@@ -22,6 +22,14 @@ extension StoreCommand {
 
         func run() throws {
             try reportingErrors {
+                if DeviceFolder.isDevice(store) {
+                    // A device folder upgrades as an app update would: every store, then its model.
+                    let quiet = json
+                    let stores = try DeviceMigration.run(folder: store, model: model, mappings: try mappings.map { try MappingModel(contentsOf: URL(fileURLWithPath: $0)) },
+                                                         dryRun: dryRun) { line in if !quiet { print(line) } }
+                    if json { print(try ObjectJSON.serialize(["device": store, "stores": stores, "dryRun": dryRun])) }
+                    return
+                }
                 let url = URL(fileURLWithPath: store)
                 guard FileManager.default.fileExists(atPath: url.path) else { throw CLIError("no store at \(store)") }
                 let mappingModels = try mappings.map { try MappingModel(contentsOf: URL(fileURLWithPath: $0)) }

@@ -1,5 +1,6 @@
 import Foundation
 import Nimbus
+import NimbusWire
 
 /// Fetch results as the CLI prints them: attribute names as keys, relationships as arrays
 /// of object URIs, plus `objectID`.
@@ -95,7 +96,9 @@ enum JSONValue: Encodable {
         case .null: try container.encodeNil()
         case let .bool(v): try container.encode(v)
         case let .int(v): try container.encode(v)
-        case let .double(v): try container.encode(v)
+        // JSON has no infinities or NaN: written as the strings "inf", "-inf" and "nan" (a
+        // double attribute's value read back from --json knows its type).
+        case let .double(v): if let name = FieldValue.nonFiniteName(v) { try container.encode(name) } else { try container.encode(v) }
         case let .number(v): try container.encode(v)
         case let .string(v): try container.encode(v)
         case let .array(v): try container.encode(v)

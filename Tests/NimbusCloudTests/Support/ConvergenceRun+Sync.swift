@@ -8,9 +8,7 @@ extension ConvergenceRun {
         let start = ContinuousClock.now
         var running: [(device: Int, process: Process, killAt: Duration?)] = []
         for device in online {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try SyncServer.executable)
-            process.arguments = ["device", "sync", devices[device]]
+            let process = try nimbusProcess(["device", "sync", devices[device]], device: device)
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             let killAt = Double.random(in: 0..<1, using: &random) < 0.3 ? Duration.milliseconds(Int.random(in: 20...700, using: &random)) : nil

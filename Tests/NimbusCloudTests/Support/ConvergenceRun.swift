@@ -19,6 +19,9 @@ final class ConvergenceRun: @unchecked Sendable {
         /// Server processes behind the proxy (more than one needs `postgres`).
         var servers = 1
         var postgres: String?
+        /// What apps live through, seeded (see `ConvergenceRun+Life`): a model upgrade
+        /// mid-run, a device clock days off, records no device can apply.
+        var life = true
     }
 
     struct Outcome {
@@ -44,6 +47,8 @@ final class ConvergenceRun: @unchecked Sendable {
     /// The in-process device that syncs by itself (see ``Configuration/watcher``).
     private var watcher: CloudContainer?
     var outcome: Outcome
+    /// The run's life events (see `ConvergenceRun+Life`).
+    var life = ConvergenceLife()
 
     private init(_ configuration: Configuration, servers: ServerProcesses, proxy: FaultProxy) {
         self.configuration = configuration
@@ -51,10 +56,12 @@ final class ConvergenceRun: @unchecked Sendable {
         self.proxy = proxy
         random = SeededGenerator(seed: configuration.seed)
         outcome = Outcome(seed: configuration.seed, problems: [], log: [], faults: [:], postgres: configuration.postgres != nil)
+        if configuration.life, Bool.random(using: &random) { life.upgradeRound = Int.random(in: 1..<max(2, configuration.rounds - 1), using: &random) }
     }
 
     static func run(_ configuration: Configuration) async throws -> Outcome {
-        let servers = try await ServerProcesses(devices: configuration.devices + 1, count: configuration.servers, postgres: configuration.postgres)
+        // A token per device, the watcher's, and one for another client of the same user.
+        let servers = try await ServerProcesses(devices: configuration.devices + 2, count: configuration.servers, postgres: configuration.postgres)
         defer { servers.stop() }
         let proxy = try FaultProxy(upstreamPorts: servers.ports, seed: configuration.seed)
         defer { proxy.stop() }
@@ -92,6 +99,7 @@ final class ConvergenceRun: @unchecked Sendable {
         proxy.faultsEnabled = true
         var offline = Array(repeating: 0, count: devices.count)
         for round in 0..<configuration.rounds {
+            try await lifeEvents(round: round)
             for device in editors {
                 // A device goes offline for a few rounds now and then (it edits, but does not sync).
                 if offline[device] == 0, Double.random(in: 0..<1, using: &random) < 0.15 { offline[device] = Int.random(in: 1...3, using: &random) }
@@ -110,15 +118,17 @@ final class ConvergenceRun: @unchecked Sendable {
         proxy.faultsEnabled = false
         outcome.faults = proxy.injectedFaults
         for index in servers.ports.indices { try await servers.start(index) }
+        try finishLife()
         try await syncUntilQuiet()
         try check()
+        try checkLife()
         return outcome
     }
 
     // MARK: Edits
 
     private func store(_ device: Int, _ arguments: [String]) throws -> String {
-        let result = try SyncServer.run(["store"] + [arguments[0], devices[device]] + arguments.dropFirst())
+        let result = try runNimbus(["store"] + [arguments[0], devices[device]] + arguments.dropFirst(), device: device)
         guard result.status == 0 else { throw TestFailure("nimbus store \(arguments.joined(separator: " ")) failed on d\(device): \(result.error)") }
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -183,9 +193,15 @@ final class ConvergenceRun: @unchecked Sendable {
                 let predicate = "title == '\(name(key))'"
                 switch Int.random(in: 0..<4, using: &random) {
                 case 0, 1:
-                    let field = Bool.random(using: &random) ? "body" : "views"
+                    var field = Bool.random(using: &random) ? "body" : "views"
+                    // A device on the upgraded model writes the field the upgrade added.
+                    if life.upgraded.contains(device), Double.random(in: 0..<1, using: &random) < 0.3 { field = "mood" }
                     counter += 1
-                    let value = field == "body" ? "body-d\(device)-w\(counter)" : String(device * 1_000_000 + counter)
+                    let value = switch field {
+                    case "body": "body-d\(device)-w\(counter)"
+                    case "mood": String((device * 1000 + counter) % 30_000)
+                    default: String(device * 1_000_000 + counter)
+                    }
                     _ = try store(device, ["update", "Post", "--predicate", predicate, "\(field)=\(value)"])
                     view.objects[key]![field] = value
                     oracle.update(key, field: field, to: value, by: device)

@@ -38,10 +38,10 @@ final class SyncServer: @unchecked Sendable {
     /// A token for each other user (one device each).
     private(set) var otherTokens: [String: String] = [:]
 
-    init(devices: Int = 2, user: String = "alice", otherUsers: [String] = []) async throws {
+    init(devices: Int = 2, user: String = "alice", otherUsers: [String] = [], quotaBytes: Int? = nil) async throws {
         folder = try TemporaryDirectory()
         let data = folder.url.appendingPathComponent("server").path
-        try Self.check(Self.run(["users", "add", user, "--data-dir", data]))
+        try Self.check(Self.run(["users", "add", user, "--data-dir", data] + (quotaBytes.map { ["--quota-bytes", String($0)] } ?? [])))
         for other in otherUsers {
             try Self.check(Self.run(["users", "add", other, "--data-dir", data]))
             let result = try Self.run(["tokens", "create", "--user", other, "--device", "device", "--data-dir", data])
