@@ -190,7 +190,7 @@ struct AppLifeTests {
         #expect(try await a.snapshot("Post", key: "title") == (try await b.snapshot("Post", key: "title")))
     }
 
-    @Test("infinities and NaN travel to the other device exactly")
+    @Test("infinities travel to the other device exactly; NaN, which SQLite can't keep, is refused at save with a typed error")
     func nonFiniteValues() async throws {
         let server = try await SyncServer(devices: 2)
         defer { server.stop() }
@@ -199,19 +199,26 @@ struct AppLifeTests {
         let a = try LifeModels.device(server, token: server.tokens[0], model: model, folder: folderA)
         let b = try LifeModels.device(server, token: server.tokens[1], model: model, folder: folderB)
         try await a.edit { context in
-            for (title, rating) in [("up", Double.infinity), ("down", -Double.infinity), ("unknown", Double.nan), ("plain", 2.5)] {
+            for (title, rating) in [("up", Double.infinity), ("down", -Double.infinity), ("plain", 2.5)] {
                 let post = try context.insertNewObject(forEntityName: "Post")
                 post.setValue(title, forKey: "title")
                 post.setValue(rating, forKey: "rating")
             }
         }
-        #expect(try await a.container.syncNow().exported == 4)
+        #expect(try await a.container.syncNow().exported == 3)
         try await b.container.syncNow()
         let posts = try await b.snapshot("Post", key: "title")
         #expect(posts["up"]?["rating"] == "inf")
         #expect(posts["down"]?["rating"] == "-inf")
-        #expect(posts["unknown"]?["rating"] == "nan")
         #expect(posts["plain"]?["rating"] == "2.5")
+        // NaN: refused, nothing saved, sync unaffected.
+        await #expect { try await a.edit { context in
+            let post = try context.insertNewObject(forEntityName: "Post")
+            post.setValue("unknown", forKey: "title")
+            post.setValue(Double.nan, forKey: "rating")
+        } } throws: { ($0 as? NimbusError)?.code == .validationFailed && "\($0)".contains("NaN") }
+        #expect(try await a.container.syncNow().exported == 0)
+        #expect(try await a.snapshot("Post", key: "title")["unknown"] == nil)
     }
 
     @Test("a device over its quota still receives what others send")

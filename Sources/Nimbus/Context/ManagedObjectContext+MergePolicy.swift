@@ -98,11 +98,14 @@ extension ManagedObjectContext {
                 entity = declaring.superentity
             }
         }
+        // Stored rows this save changes or deletes hold their old values only until it
+        // commits: a key moved from one object to a new one in one save is no conflict.
+        let replaced = Set(changedSet.filter { !$0.flags.isInserted && !$0.objectID.isTemporaryID }.map(\.objectID))
         var conflicts: [ConstraintConflict] = []
         for key in order {
             let objects = groups[key]!
             let declaring = declaringEntities[key.declaring]!
-            let own = Set(objects.filter { !$0.objectID.isTemporaryID }.map(\.objectID))
+            let own = Set(objects.filter { !$0.objectID.isTemporaryID }.map(\.objectID)).union(replaced)
             let target = try saveStore(for: objects[0])
             let row = try target.database.read { db in
                 try target.database.row(matching: key.constraint, values: key.values, in: declaring, excluding: own, db)

@@ -95,9 +95,15 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
         case let .integer(int):
             if let range = type.integerRange, !range.contains(int) { return "\(int) is out of range for \(type.rawValue)" }
             return rangeFailure(Double(int))
-        case let .double(double): return rangeFailure(double)
+        case let .double(double):
+            // SQLite keeps NaN as NULL: saved, it would read back as nil (a required value as
+            // nothing at all). Refused here, clearly, instead of changed silently.
+            if double.isNaN { return "is NaN, which a store can't keep (SQLite reads it back as nil); save nil or a number" }
+            return rangeFailure(double)
         case let .decimal(decimal): return rangeFailure(NSDecimalNumber(decimal: decimal).doubleValue)
-        case let .date(date): return rangeFailure(date.timeIntervalSinceReferenceDate)
+        case let .date(date):
+            if date.timeIntervalSinceReferenceDate.isNaN { return "is an invalid date (NaN), which a store can't keep" }
+            return rangeFailure(date.timeIntervalSinceReferenceDate)
         case let .string(string):
             if minLength != nil || maxLength != nil, let failure = lengthFailure(string.count, unit: "characters") { return failure }
             if let pattern = regularExpression {

@@ -85,7 +85,9 @@ enum ModelResolver {
                 switch entity.properties[index] {
                 case let .attribute(a):
                     return !a.isTransient && (!a.isOptional || a.minValue != nil || a.maxValue != nil || a.minLength != nil
-                        || a.maxLength != nil || a.regularExpression != nil || a.type.integerRange != nil && a.type != .integer64)
+                        || a.maxLength != nil || a.regularExpression != nil || a.type.integerRange != nil && a.type != .integer64
+                        // NaN, which no store keeps (see AttributeDescription.validationFailure).
+                        || a.type == .double || a.type == .float || a.type == .date)
                 case let .relationship(r):
                     return !r.isTransient && (!r.isOptional || r.minCount > 0 || (r.isToMany && r.maxCount > 0))
                 }

@@ -39,15 +39,9 @@ extension SQLiteDatabase {
             let permanentIDs = result.permanentIDs
             let resolve: (ManagedObjectID) -> ManagedObjectID = { id in id.isTemporaryID ? permanentIDs[id] ?? id : id }
 
-            // One statement per entity for the whole save (looking it up by its SQL each
-            // row would hash the SQL each row).
-            var statements = [Statement?](repeating: nil, count: insertPlans.count)
-            for (insert, id) in zip(request.inserts, result.insertedIDs) {
-                let number = id.entity.entityNumber - 1
-                let statement = try statements[number] ?? db.cachedStatement(sql: insertPlans[number].sql)
-                statements[number] = statement
-                try insertRow(id: id, values: insert.values, plan: insertPlans[number], statement: statement, resolve: resolve)
-            }
+            // Deletions and updates before insertions: a unique key that one object gives up
+            // (deleted, or changed) may be taken by a new object in the same save.
+            for delete in request.deletes { try deleteRow(delete.id, db) }
             var conflicts: [ManagedObjectID] = []
             for update in request.updates {
                 if try updateRow(update, resolve: resolve, db) {
@@ -62,7 +56,15 @@ extension SQLiteDatabase {
                 error.conflictingObjectIDs = conflicts
                 throw error
             }
-            for delete in request.deletes { try deleteRow(delete.id, db) }
+            // One statement per entity for the whole save (looking it up by its SQL each
+            // row would hash the SQL each row).
+            var statements = [Statement?](repeating: nil, count: insertPlans.count)
+            for (insert, id) in zip(request.inserts, result.insertedIDs) {
+                let number = id.entity.entityNumber - 1
+                let statement = try statements[number] ?? db.cachedStatement(sql: insertPlans[number].sql)
+                statements[number] = statement
+                try insertRow(id: id, values: insert.values, plan: insertPlans[number], statement: statement, resolve: resolve)
+            }
             for change in request.joinChanges { try writeJoin(change, resolve: resolve, db) }
             for change in request.orderChanges {
                 try db.execute(sql: "UPDATE \(change.table.quotedDatabaseIdentifier) SET \(change.column.quotedDatabaseIdentifier) = ? WHERE Z_PK = ?",

@@ -17,6 +17,8 @@ struct Importer: Sendable {
     /// Whether records are applied whatever their ancestors say (fields a model upgrade made
     /// known, see ``UpgradeReplayer``).
     var replaying = false
+    /// Whether two synced records claiming one unique key merge (see ``PageApplier``).
+    var settlesKeyConflicts = false
 
     struct Outcome: Sendable {
         var pages = 0
@@ -65,7 +67,12 @@ struct Importer: Sendable {
         outcome.deleted += try await settleDanglingReferences()
         // Something changed: records set aside earlier may apply now (a uniqueness conflict
         // resolved, a deletion a rule refused, the record a membership waited for).
-        if outcome.applied + outcome.deleted > 0 { outcome.quarantined += try await retryQuarantined() }
+        // Caught up with the zone: two records claiming one unique key are settled now.
+        if outcome.applied + outcome.deleted + outcome.quarantined > 0 {
+            var settling = self
+            settling.settlesKeyConflicts = true
+            outcome.quarantined = try await settling.retryQuarantined()
+        }
         return outcome
     }
 
@@ -161,7 +168,8 @@ struct Importer: Sendable {
         }
         let mirror = self.mirror
         let context = mirror.importContext
-        let applier = PageApplier(mirror: mirror, context: context, assets: assets, replaying: replaying)
+        let applier = PageApplier(mirror: mirror, context: context, assets: assets, replaying: replaying,
+                                  settlesKeyConflicts: settlesKeyConflicts)
         let finalAssets = assets
         _ = finalAssets
         for attempt in 1...20 {

@@ -20,6 +20,9 @@ struct PageApplier {
     /// Whether fields are applied even where the ancestor holds them already (fields a model
     /// upgrade made known were kept there without being applied).
     var replaying = false
+    /// Whether two synced records claiming one unique key merge (see ``survivor(_:_:key:)``):
+    /// only once the device has caught up with the zone, when neither can be a stale view.
+    var settlesKeyConflicts = false
 
     /// Thrown when a local save slipped in after the capture: the page is applied again.
     struct UncapturedEdits: Error {}
@@ -117,6 +120,28 @@ struct PageApplier {
         }
         var tombstones = known.tombstones.union(deletedNames)
 
+        // New records whose unique key a local object holds (before this page changes anything):
+        // an object never sent takes the record's name; a synced one is a conflict between two
+        // records, settled once this device has caught up with the zone (until then the local
+        // object's own update may still be on its way), so the record waits in quarantine.
+        let pageObjects = Set(known.rows.values.compactMap { row in
+            mirror.store.entity(number: row.entity).map { mirror.store.objectID(for: $0, primaryKey: row.primaryKey) }
+        })
+        var twins: [String: (object: ManagedObject, row: SyncMetadata.RecordRow?)] = [:]
+        for record in records where record.recordType != MirroredModel.linkRecordType && known.rows[record.recordName] == nil {
+            guard let entity = entity(of: record, known: nil, model: model),
+                  let twin = try uniqueTwin(of: record, entity: entity, excluding: pageObjects) else { continue }
+            let row = try mirror.store.readTransaction { db in
+                try SyncMetadata.record(entity: twin.objectID.entity.entityNumber, primaryKey: twin.objectID.primaryKey, db)
+            }
+            if row != nil && !settlesKeyConflicts {
+                quarantined.append((record, "its unique key is held by record \(row!.recordName) here; settled once this device has caught up"))
+                continue
+            }
+            twins[record.recordName] = (twin, row)
+        }
+        records.removeAll { record in quarantined.contains { $0.record.recordName == record.recordName } }
+
         // Which records can be applied: every name they refer to is here, known, or gone.
         let objectRecords = records.filter { $0.recordType != MirroredModel.linkRecordType }
         var present = Set(known.rows.keys)
@@ -156,13 +181,11 @@ struct PageApplier {
                 guard let found = try existing(row), !found.isDeleted else { continue }   // deleted here; its deletion is on the way
                 object = found
                 pending = known.pending[ObjectKey(found.objectID)] ?? [:]
-            } else if let twin = try uniqueTwin(of: record, entity: entity) {
+            } else if let (twin, twinRow) = twins[record.recordName] {
                 object = twin
-                let (twinRow, twinPending) = try mirror.store.readTransaction { db in
-                    (try SyncMetadata.record(entity: twin.objectID.entity.entityNumber, primaryKey: twin.objectID.primaryKey, db),
-                     try SyncMetadata.pendingFields(entity: twin.objectID.entity.entityNumber, primaryKey: twin.objectID.primaryKey, db))
-                }
-                pending = twinPending ?? [:]
+                pending = try mirror.store.readTransaction { db in
+                    try SyncMetadata.pendingFields(entity: twin.objectID.entity.entityNumber, primaryKey: twin.objectID.primaryKey, db)
+                } ?? [:]
                 // Two records claim one unique key: every device keeps the same one (see
                 // ``survivor(_:_:key:)``); the other's fields merge into it by stamp, and it goes.
                 let key = RecordNames.uniqueName(entity: entity, values: uniqueValues(of: twin))
@@ -273,7 +296,7 @@ struct PageApplier {
         // 3b. A unique key this page gave an object that another local object holds: the two
         // merge into the record that keeps the key on every device; the other record goes.
         var keyMerges: [KeyMerge] = []
-        for name in Set(keyEdits).sorted() {
+        for name in Set(keyEdits).sorted() where settlesKeyConflicts {
             guard let object = objects[name], !object.isDeleted, let twin = try keyTwin(of: object), !twin.isDeleted else { continue }
             let claim = KeyClaim(object: object, name: name, ancestor: ancestors[name] ?? known.rows[name]?.ancestor,
                                  pending: pendingUpdates[ObjectKey(object.objectID)] ?? known.pending[ObjectKey(object.objectID)] ?? [:])
@@ -530,7 +553,8 @@ struct PageApplier {
 
     /// A local object with the same unique key as an incoming record of an entity with a
     /// uniqueness constraint (created on two devices: they become one).
-    private func uniqueTwin(of record: Record, entity: EntityDescription) throws -> ManagedObject? {
+    /// Objects in `excluded` (those this page updates: their keys may be changing) don't count.
+    private func uniqueTwin(of record: Record, entity: EntityDescription, excluding excluded: Set<ManagedObjectID>) throws -> ManagedObject? {
         guard let constraint = entity.rootEntity.uniquenessConstraints.first, !constraint.isEmpty else { return nil }
         var format: [String] = []
         var arguments: [Any?] = []
@@ -542,6 +566,10 @@ struct PageApplier {
             arguments += [key, value.anyValue(for: attribute.type)]
         }
         var request = FetchRequest<ManagedObject>(entityName: entity.rootEntity.name)
+        if !excluded.isEmpty {
+            format.append("NOT (SELF IN %@)")
+            arguments.append(Array(excluded))
+        }
         request.predicate = try QueryPredicate(format: format.joined(separator: " AND "), argumentArray: arguments)
         request.fetchLimit = 1
         return try context.fetch(request).first
