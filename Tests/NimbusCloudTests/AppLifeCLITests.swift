@@ -68,6 +68,8 @@ struct AppLifeCLITests {
         try SyncServer.check(Self.run(["store", "update", ahead, "Post", "--predicate", "views == 1", "views=2"], clock: "+3d"))
         let fixed = try SyncServer.run(["device", "sync", ahead])
         #expect(fixed.status == 0, "\(fixed.error)")
+        try SyncServer.check(SyncServer.run(["device", "sync", a]))
+        #expect(try Self.fetch(a).first?["views"] as? Int == 2)
         try SyncServer.check(SyncServer.run(["store", "update", a, "Post", "--predicate", "views == 2", "views=3"]))
         try SyncServer.check(SyncServer.run(["device", "sync", a]))
         try SyncServer.check(SyncServer.run(["device", "sync", ahead]))
