@@ -318,6 +318,14 @@ struct PageApplier {
         // 4. Deletions.
         var removedNames = Set<String>()
         for deletion in deletions {
+            // A unique-keyed object named after its key but never confirmed: the deletion may be
+            // of another device's record of the same key, its own save never having arrived.
+            // Its export meets the tombstone and tells the two apart (see ``FirstSaves``): the
+            // import leaves it alone, as it would had the export run first.
+            if let row = known.rows[deletion.recordName], row.changeTag == nil,
+               let entity = mirror.store.entity(number: row.entity), !(entity.rootEntity.uniquenessConstraints.first ?? []).isEmpty {
+                continue
+            }
             removedNames.insert(deletion.recordName)
             guard let row = known.rows[deletion.recordName] else { continue }
             // An object this page matched to a newer record of its unique key stays.
