@@ -117,14 +117,15 @@ struct MappingModelTests {
         #expect(error.code == .migrationFailed)
         #expect(error.validationFailures.map(\.description).first?.hasPrefix("Note.priority: is required (object x-coredata:///Note/t") == true, "\(error.message)")
         #expect(!FileManager.default.fileExists(atPath: destination.path))
-        // A store with mirroring metadata is refused before any work.
+        // A store mirrored by Apple's Core Data (whose CloudKit metadata Nimbus cannot carry) is
+        // refused before any work; Nimbus's own metadata is carried (ConfigurationMigrationTests).
         let queue = try DatabaseQueue(path: source.path)
-        try queue.write { db in try db.execute(sql: "CREATE TABLE ANIMBUSCLOUDSTATE (ZKEY TEXT PRIMARY KEY, ZVALUE)") }
+        try queue.write { db in try db.execute(sql: "CREATE TABLE ANSCKRECORDMETADATA (Z_PK INTEGER PRIMARY KEY)") }
         try queue.close()
         var complete = try MappingModel(contentsOf: NotebookFixtures.mapping2to3)
         complete.entityMappings[1].migrationPolicyName = nil
         let mirrored = try #require(throws: NimbusError.self) { try manager.migrateStore(from: source, to: destination, mapping: complete) }
-        #expect(mirrored.message.contains("mirrored to the cloud"), "\(mirrored.message)")
+        #expect(mirrored.message.contains("mirrored to CloudKit by Apple's Core Data"), "\(mirrored.message)")
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 

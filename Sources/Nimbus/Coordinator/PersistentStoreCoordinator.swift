@@ -63,7 +63,11 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// Opens the store a description names, not yet added.
     private func openStore(with givenDescription: PersistentStoreDescription) throws -> PersistentStore {
-        let description = try givenDescription.applyingOptions()
+        var description = try givenDescription.applyingOptions()
+        if description.configuration == nil, description.type == .sqlite, let url = description.url,
+           let existing = try StoreInspector.inspect(path: url.path) {
+            description.configuration = existing.storedConfiguration(model: managedObjectModel, path: url.path)
+        }
         if let url = description.url, description.type == .sqlite, persistentStore(for: url) != nil {
             throw NimbusError(.storeAlreadyAdded, "a store at \(url.path) is already added")
         }

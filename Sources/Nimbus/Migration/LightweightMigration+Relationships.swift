@@ -15,6 +15,9 @@ extension LightweightMigration {
             guard let oldName = mapping.entities.first(where: { $0.value == entity.name })?.key,
                   let old = source.entitiesByName[oldName] else { continue }
             let newMapping = newSchema.mapping(for: entity)
+            // An entity outside the store's configuration has no rows on either side.
+            guard try db.tableExists(oldSchema.mapping(for: old).table),
+                  try db.tableExists(prefix + newMapping.table) else { continue }
             for (index, property) in entity.properties.enumerated() {
                 guard let relationship = property.relationship,
                       StoreSchema.declaringEntity(of: relationship.name, in: entity) === entity,

@@ -17,7 +17,11 @@ enum LightweightMigration {
         for (oldName, newName) in mapping.entities {
             entityNumbers[source.entitiesByName[oldName]!.entityNumber] = destination.entitiesByName[newName]!.entityNumber
         }
-        for table in newSchema.tables {
+        // A store bound to a configuration holds that configuration's entities only: the new
+        // tables are those of the new configuration, the old rows those whose tables exist.
+        let configuration = try storeConfiguration(db, description: description, source: source)
+        let kept = Set(destination.entities(forConfiguration: configuration).map { $0.rootEntity.name })
+        for table in newSchema.tables where kept.contains(table.rootEntityName) {
             var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name.quotedDatabaseIdentifier) \($0.type)" }
             try db.execute(sql: "CREATE TABLE \(("NIMBUS_MIGRATING_" + table.name).quotedDatabaseIdentifier) (\(columns.joined(separator: ", ")))")
             columns = []
@@ -26,6 +30,7 @@ enum LightweightMigration {
                 guard let oldName = mapping.entities.first(where: { $0.value == entity.name })?.key,
                       let old = source.entitiesByName[oldName] else { continue }
                 let oldTable = oldSchema.mapping(for: old).table
+                guard try db.tableExists(oldTable) else { continue }
                 var targets = ["Z_PK", "Z_ENT", "Z_OPT"]
                 var values = ["Z_PK", "\(entity.entityNumber)", "Z_OPT"]
                 let newMapping = newSchema.mapping(for: entity)
@@ -98,7 +103,7 @@ enum LightweightMigration {
         for table in oldSchema.tables.map(\.name) + oldSchema.joinTables.map(\.name) where try db.tableExists(table) {
             try db.execute(sql: "DROP TABLE \(table.quotedDatabaseIdentifier)")
         }
-        for table in newSchema.tables.map(\.name) + newSchema.joinTables.map(\.name) {
+        for table in newSchema.tables.filter({ kept.contains($0.rootEntityName) }).map(\.name) + newSchema.joinTables.map(\.name) {
             try db.execute(sql: "ALTER TABLE \(("NIMBUS_MIGRATING_" + table).quotedDatabaseIdentifier) RENAME TO \(table.quotedDatabaseIdentifier)")
         }
         // Indexes (uniqueness and fetch indexes included), R-trees and their triggers.
@@ -116,7 +121,7 @@ enum LightweightMigration {
         if try HistoryStore.isPrepared(db) {
             try migrateHistory(db, from: source, to: destination, mapping: mapping, entityNumbers: entityNumbers)
         }
-        var metadata = StoreMetadata(identifier: identifier, model: destination, configuration: description.configuration)
+        var metadata = StoreMetadata(identifier: identifier, model: destination, configuration: configuration)
         if let old = try StoreMetadata.read(db), old.dictionary[HistoryStore.metadataKey] as? Bool == true {
             metadata.dictionary[HistoryStore.metadataKey] = true
         }
@@ -125,6 +130,16 @@ enum LightweightMigration {
         encoder.outputFormatting = [.sortedKeys]
         try db.execute(sql: "DELETE FROM Z_MODELCACHE")
         try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [try encoder.encode(destination)])
+    }
+
+    /// The configuration the store is bound to: the description's, else the one the store
+    /// records or whose entities it holds (see ``StoreInspector/storedConfiguration(model:path:)``).
+    private static func storeConfiguration(_ db: Database, description: PersistentStoreDescription,
+                                           source: ManagedObjectModel) throws -> String? {
+        if let configuration = description.configuration { return configuration }
+        guard let metadata = try StoreMetadata.read(db) else { return nil }
+        return StoreInspector(identifier: metadata.identifier, metadata: metadata, modelCache: nil)
+            .storedConfiguration(model: source, path: description.url?.path ?? "")
     }
 
     static func sqlLiteral(_ value: DatabaseValue) -> String {

@@ -125,6 +125,12 @@ public final class ManagedObjectModel: Sendable {
         return mine.allSatisfy { hashes[$0.name] == $0.versionHash }
     }
 
+    /// Whether a store written with these entity hashes holds this model's entities: all of
+    /// them, or those of one of its configurations.
+    public func isCompatible(withStoreHashes hashes: [String: Data]) -> Bool {
+        ([nil] + configurations.keys.sorted()).contains { isConfiguration($0, compatibleWithStoreHashes: hashes) }
+    }
+
     /// The entity with a name.
     ///
     /// - Throws: ``NimbusError/Code-swift.struct/unknownEntity`` when there is none.

@@ -25,6 +25,7 @@ struct StoreMetadata {
             "NSPersistenceFrameworkVersion": "Nimbus \(Nimbus.version)",
             "NimbusModelVersionHash": model.versionHash,
         ]
+        if let configuration { dictionary[StoreInspector.configurationKey] = configuration }
     }
 
     init(identifier: String, dictionary: [String: Any]) {

@@ -153,12 +153,14 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
         let mirrored = try MirroredModel(entities: store.entities, model: managedObjectModel)
         let deviceID = try store.writeTransaction { db -> String in
             try SyncMetadata.prepare(db)
+            let id = String.fromDatabaseValue(try SyncMetadata.state(.deviceID, db)) ?? UUID().uuidString
+            try SyncMetadata.setState(.deviceID, id, db)
+            // After a mapping-model migration, metadata follows its objects to their new keys.
+            let capture = ChangeCapture(store: store, mirrored: mirrored, importAuthor: Self.importAuthor, deviceID: id)
+            try MigratedObjects(store: store, model: managedObjectModel, capture: capture).apply(db)
             // Metadata written under an earlier model version follows this one (entity
             // numbers by name; what it did not know is applied at the next sync).
             try MetadataSchema.reconcile(mirrored, db)
-            if let id = String.fromDatabaseValue(try SyncMetadata.state(.deviceID, db)) { return id }
-            let id = UUID().uuidString
-            try SyncMetadata.setState(.deviceID, id, db)
             return id
         }
         var log = Logger(label: "nimbus.cloud")

@@ -121,23 +121,30 @@ struct ChangeCapture {
         case .insert:
             try recordInsert(id, stamp: stamp, db)
         case .update:
-            var fields: [String: HLCStamp] = [:]
-            for name in change.updatedProperties ?? [] {
-                switch roles[name] {
-                case .attribute?, .toOne?: fields[name] = stamp
-                case let .manyToMany(key, isFirst)?: try recordMembership(of: id, relationship: name, key: key, isFirst: isFirst, stamp: stamp, db)
-                case .carriedByInverse?, nil: continue
-                }
-            }
-            if !fields.isEmpty {
-                try SyncMetadata.addPendingFields(fields, entity: id.entity.entityNumber, primaryKey: id.primaryKey, db)
-            }
+            try recordUpdate(id, properties: change.updatedProperties ?? [], stamp: stamp, db)
         case .delete:
             try recordDeletion(id, stamp: stamp, db)
         }
     }
 
-    private func recordInsert(_ id: ManagedObjectID, stamp: HLCStamp, _ db: Database) throws {
+    /// Records edits of `properties` of an object (memberships compared with those on record).
+    func recordUpdate(_ id: ManagedObjectID, properties: Set<String>, stamp: HLCStamp, _ db: Database) throws {
+        guard let roles = mirrored.roles[id.entity.name] else { return }
+        var fields: [String: HLCStamp] = [:]
+        for name in properties {
+            switch roles[name] {
+            case .attribute?, .toOne?: fields[name] = stamp
+            case let .manyToMany(key, isFirst)?: try recordMembership(of: id, relationship: name, key: key, isFirst: isFirst, stamp: stamp, db)
+            case .carriedByInverse?, nil: continue
+            }
+        }
+        if !fields.isEmpty {
+            try SyncMetadata.addPendingFields(fields, entity: id.entity.entityNumber, primaryKey: id.primaryKey, db)
+        }
+    }
+
+    /// Records an object as new to the cloud: every field, and its memberships.
+    func recordInsert(_ id: ManagedObjectID, stamp: HLCStamp, _ db: Database) throws {
         guard let roles = mirrored.roles[id.entity.name] else { return }
         var fields: [String: HLCStamp] = [PendingFields.entityKey: stamp]
         for (name, role) in roles {

@@ -63,7 +63,7 @@ public final class MigrationManager: @unchecked Sendable {
         }
         mappingModel = mapping
         try check(mapping)
-        try refuseMirroredStore(sourceURL)
+        try refuseAppleMirroredStore(sourceURL)
         var sourceDescription = PersistentStoreDescription(url: sourceURL)
         sourceDescription.isReadOnly = true
         sourceDescription.shouldMigrateStoreAutomatically = false
@@ -71,6 +71,10 @@ public final class MigrationManager: @unchecked Sendable {
         let sourceStore = try sourceCoordinator.addPersistentStore(with: sourceDescription)
         defer { try? sourceCoordinator.removePersistentStore(sourceStore) }
         var destinationDescription = PersistentStoreDescription(url: destinationURL)
+        // A store bound to a configuration becomes the same configuration's store.
+        if let configuration = sourceStore.configurationName, destinationModel.configurations[configuration] != nil {
+            destinationDescription.configuration = configuration
+        }
         destinationDescription.persistentHistoryTracking = sourceStore.metadata["NSPersistentHistoryTrackingKey"] as? Bool == true
         destinationDescription.journalMode = .delete
         let destinationCoordinator = PersistentStoreCoordinator(managedObjectModel: destinationModel)
@@ -87,6 +91,8 @@ public final class MigrationManager: @unchecked Sendable {
         try destination.performAndWait {
             try source.performAndWait {
                 try run(source: source, destination: destination)
+                // Sync metadata follows its objects into the new file.
+                try carryTables(from: sourceStore, sourceURL: sourceURL, into: destinationStore)
             }
         }
         succeeded = true
@@ -126,21 +132,23 @@ public final class MigrationManager: @unchecked Sendable {
         }
     }
 
-    /// A mirrored store keeps sync metadata keyed by its rows, which a new file would lose:
-    /// as Core Data's CloudKit stores, it migrates by inferred (lightweight) steps only.
-    private func refuseMirroredStore(_ url: URL) throws {
+    /// A store mirrored by Apple's Core Data (`ANSCK*` tables) keeps CloudKit metadata
+    /// keyed by its rows, which Nimbus cannot carry into a new file: as Core Data's CloudKit
+    /// stores, it migrates by inferred (lightweight) steps only. Nimbus's own sync metadata
+    /// is carried (see ``MigratedKeys``).
+    private func refuseAppleMirroredStore(_ url: URL) throws {
         let mirrored: Bool
         do {
             let queue = try StoreConnection.queue(path: url.path, readOnly: true)
             defer { try? queue.close() }
             mirrored = try queue.read { db in
-                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND (name LIKE 'ANIMBUSCLOUD%' OR name LIKE 'ANSCK%'))") ?? false
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE 'ANSCK%')") ?? false
             }
         } catch let error as DatabaseError {
             throw NimbusError.from(error, path: url.path)
         }
         if mirrored {
-            throw NimbusError(.migrationFailed, "the store at \(url.path) is mirrored to the cloud; a mapping model would lose its sync metadata, so mirrored stores migrate by inferred (lightweight) steps only, as Core Data's CloudKit stores do")
+            throw NimbusError(.migrationFailed, "the store at \(url.path) is mirrored to CloudKit by Apple's Core Data; a mapping model would lose its CloudKit metadata, so it migrates by inferred (lightweight) steps only, as Core Data's CloudKit stores do")
         }
     }
 
@@ -252,6 +260,12 @@ public final class MigrationManager: @unchecked Sendable {
             try set(value, forKey: property.name, on: destination)
         }
     }
+
+    /// The destination objects a mapping created, in order.
+    func createdObjects(by mapping: EntityMapping) -> [ManagedObject] { created[mapping.name] ?? [] }
+
+    /// The source object a destination object was made from.
+    func sourceObject(of destination: ManagedObject) -> ManagedObject? { sources[ObjectIdentifier(destination)] }
 
     /// Records that `destination` was made from `source` by `mapping`.
     public func associate(source: ManagedObject, destination: ManagedObject, mapping: EntityMapping) {

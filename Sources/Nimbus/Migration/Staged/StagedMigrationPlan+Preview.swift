@@ -130,7 +130,9 @@ extension StagedMigrationPlan {
     private static func rowCounts(at url: URL, model: ManagedObjectModel) throws -> [String: Int] {
         try withContext(at: url, model: model) { context in
             var counts: [String: Int] = [:]
-            for entity in model.entities {
+            // A store bound to a configuration counts that configuration's entities.
+            let held = Set(context.persistentStoreCoordinator.persistentStores.flatMap { $0.entities.map(\.name) })
+            for entity in model.entities where held.contains(entity.name) {
                 var request = FetchRequest<ManagedObject>(entityName: entity.name)
                 request.includesSubentities = false
                 counts[entity.name] = try context.count(for: request)

@@ -49,8 +49,9 @@ public struct StagedMigrationPlan: Sendable, Hashable {
         }
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(at: url)
         let hashes = metadata["NSStoreModelVersionHashes"] as? [String: Data] ?? [:]
-        if hashes == stages.last!.destinationModel.entityVersionHashesByName { return [] }
-        guard let start = stages.firstIndex(where: { $0.sourceModel.entityVersionHashesByName == hashes }) else {
+        // A store bound to a configuration holds that configuration's entities only.
+        if stages.last!.destinationModel.isCompatible(withStoreHashes: hashes) { return [] }
+        guard let start = stages.firstIndex(where: { $0.sourceModel.isCompatible(withStoreHashes: hashes) }) else {
             throw NimbusError(.migrationFailed, "the store at \(url.path) was written with a model that is none of the plan's models; nothing was changed")
         }
         return stages[start...]
