@@ -9,14 +9,23 @@ struct DataChunks: AsyncSequence, Sendable {
 
     let data: Data
     var chunkSize = 64 * 1024
+    /// Called as each chunk is taken, and when the body is all out.
+    var onPull: @Sendable () -> Void = {}
+    var onEnd: @Sendable () -> Void = {}
 
     struct AsyncIterator: AsyncIteratorProtocol {
         let data: Data
         let chunkSize: Int
         var offset: Int
+        let onPull: @Sendable () -> Void
+        let onEnd: @Sendable () -> Void
 
         mutating func next() async -> ByteBuffer? {
-            guard offset < data.count else { return nil }
+            guard offset < data.count else {
+                onEnd()
+                return nil
+            }
+            onPull()
             let end = Swift.min(offset + chunkSize, data.count)
             defer { offset = end }
             let start = data.startIndex + offset
@@ -25,6 +34,6 @@ struct DataChunks: AsyncSequence, Sendable {
     }
 
     func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(data: data, chunkSize: chunkSize, offset: 0)
+        AsyncIterator(data: data, chunkSize: chunkSize, offset: 0, onPull: onPull, onEnd: onEnd)
     }
 }

@@ -45,20 +45,20 @@ public struct HTTPTransport: CloudTransport {
 
     /// One client per idle timeout for every transport of the process (connection pool, event
     /// loops); a refused or unreachable server fails within seconds.
-    static func client(idleTimeout: TimeAmount) -> HTTPClient {
+    /// - Parameter idleTimeout: The read timeout (no byte received for that long); `nil` for
+    ///   requests with a body, which a ``TransferWatchdog`` watches instead.
+    static func client(idleTimeout: TimeAmount?) -> HTTPClient {
         clients.withLock { clients in
-            if let client = clients[idleTimeout.nanoseconds] { return client }
+            if let client = clients[idleTimeout?.nanoseconds] { return client }
             var configuration = HTTPClient.Configuration()
-            // `read`: no byte received for that long; `write`: the body's next bytes not
-            // taken for that long (a streamed body is pulled only as the link drains it).
-            configuration.timeout = .init(connect: .seconds(3), read: idleTimeout, write: idleTimeout)
+            configuration.timeout = .init(connect: .seconds(3), read: idleTimeout)
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-            clients[idleTimeout.nanoseconds] = client
+            clients[idleTimeout?.nanoseconds] = client
             return client
         }
     }
 
-    private static let clients = Mutex<[Int64: HTTPClient]>([:])
+    private static let clients = Mutex<[Int64?: HTTPClient]>([:])
 
     var databasePath: String {
         "\(NimbusWire.pathPrefix)/containers/\(Self.escape(options.containerIdentifier))/databases/\(options.databaseScope.rawValue)"
@@ -200,23 +200,41 @@ public struct HTTPTransport: CloudTransport {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if authenticated { request.headers.add(name: "Authorization", value: "Bearer \(options.token)") }
-        if let body {
-            request.headers.add(name: "Content-Type", value: method == .PUT && path.contains("/assets") ? "application/octet-stream" : "application/json")
-            // In chunks, pulled as the link takes them: the idle timeouts see a slow upload's
-            // progress, and the wait for the answer starts once the body is out.
-            request.body = .stream(DataChunks(data: body), length: .known(Int64(body.count)))
+        let baseURL = self.baseURL
+        guard let body else {
+            // No body: the client's read timeout is the idle timeout.
+            do {
+                let response = try await client.execute(request, deadline: .distantFuture)
+                ServerClock.observe(server: baseURL, dateHeader: response.headers.first(name: "Date"))
+                let bytes = try await response.body.collect(upTo: 1 << 30)
+                return (Int(response.status.code), Data(buffer: bytes))
+            } catch {
+                throw CloudError(.network, "\(method.rawValue) \(baseURL)\(path) failed: \(error)")
+            }
         }
+        // A body goes in chunks, each pulled as the connection drains the last ones, watched
+        // for progress rather than bounded in time (see ``TransferWatchdog``).
+        let watchdog = TransferWatchdog(idle: Self.duration(idleTimeout), bodyBytes: body.count)
+        request.headers.add(name: "Content-Type", value: method == .PUT && path.contains("/assets") ? "application/octet-stream" : "application/json")
+        request.body = .stream(DataChunks(data: body, onPull: watchdog.progressed, onEnd: watchdog.bodyEnded),
+                               length: .known(Int64(body.count)))
+        let client = Self.client(idleTimeout: nil)
+        let prepared = request
         do {
-            let response = try await client.execute(request, deadline: .distantFuture)
-            ServerClock.observe(server: baseURL, dateHeader: response.headers.first(name: "Date"))
-            let bytes = try await response.body.collect(upTo: 1 << 30)
-            return (Int(response.status.code), Data(buffer: bytes))
-        } catch let error as CloudError {
-            throw error
+            return try await watchdog.run {
+                let response = try await client.execute(prepared, deadline: .distantFuture)
+                ServerClock.observe(server: baseURL, dateHeader: response.headers.first(name: "Date"))
+                let bytes = try await response.body.collect(upTo: 1 << 30)
+                return (Int(response.status.code), Data(buffer: bytes))
+            }
+        } catch is TransferWatchdog.Stalled {
+            throw CloudError(.network, "\(method.rawValue) \(baseURL)\(path) stalled: no progress for \(watchdog.allowance)")
         } catch {
             throw CloudError(.network, "\(method.rawValue) \(baseURL)\(path) failed: \(error)")
         }
     }
+
+    static func duration(_ amount: TimeAmount) -> Duration { .nanoseconds(amount.nanoseconds) }
 
     func decode<T: Decodable>(_ type: T.Type, _ data: Data, path: String) throws -> T {
         // Import pages and modify results: a reader that declines anything unusual, so that

@@ -17,6 +17,11 @@ final class ThrottledProxy: Sendable {
         let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(listening, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        // A small receive window, as on a slow link: the client's socket can't take the whole
+        // body at once (on loopback the kernel would buffer megabytes), so what it has sent is
+        // what has passed the link.
+        var window: Int32 = 16 * 1024
+        setsockopt(listening, SOL_SOCKET, SO_RCVBUF, &window, socklen_t(MemoryLayout<Int32>.size))
         var address = Self.loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, length) } }
