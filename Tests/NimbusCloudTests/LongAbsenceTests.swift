@@ -26,8 +26,10 @@ struct LongAbsenceTests {
                     let post = try context.insertNewObject(forEntityName: "Post")
                     post.setValue(title, forKey: "title")
                 }
-                let tag = try context.insertNewObject(forEntityName: "Tag")
-                tag.setValue("t", forKey: "name")
+                for name in ["t", "made again"] {
+                    let tag = try context.insertNewObject(forEntityName: "Tag")
+                    tag.setValue(name, forKey: "name")
+                }
             }
             try await a.container.syncNow()
             try await b.container.syncNow()
@@ -46,10 +48,14 @@ struct LongAbsenceTests {
                 let note = try context.insertNewObject(forEntityName: "Attachment")
                 note.setValue("note", forKey: "name")
                 note.setValue(try context.existingObject(with: gone), forKey: "post")
-                let tag = try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")).first!
+                var request = FetchRequest<ManagedObject>(entityName: "Tag")
+                request.predicate = try QueryPredicate(format: "name == %@", "t")
+                let tag = try context.fetch(request).first!
                 try tag.addObjects([try context.existingObject(with: gone), try context.existingObject(with: kept)], toRelationship: "posts")
             }
-            // Meanwhile A deletes two posts and writes one; the server then purges the tombstones.
+            // Meanwhile A deletes two posts and writes one, and deletes a tag and makes it
+            // again (a unique key: its record takes the key's next name); the server then
+            // purges the tombstones.
             let aGone = try Self.post(a, titled: "deleted elsewhere")
             let aEditedGone = try Self.post(a, titled: "edited here, deleted elsewhere")
             try await a.edit { context in
@@ -57,12 +63,19 @@ struct LongAbsenceTests {
                 context.delete(try context.existingObject(with: aEditedGone))
                 let post = try context.insertNewObject(forEntityName: "Post")
                 post.setValue("written by A meanwhile", forKey: "title")
+                var request = FetchRequest<ManagedObject>(entityName: "Tag")
+                request.predicate = try QueryPredicate(format: "name == %@", "made again")
+                context.delete(try context.fetch(request).first!)
             }
             try await a.container.syncNow()
-            #expect(try await server.purgeTombstones() == 2)
+            try await a.insertTag("made again")
+            try await a.container.syncNow()
+            #expect(try await server.purgeTombstones() == 3)
 
-            // B comes back: its token expired, it reconciles.
+            // B comes back: told its token expired (410), it reconciles.
+            #expect(server.responses(status: 410) == 0)
             try await b.container.syncNow()
+            #expect(server.responses(status: 410) == 1)
             try await a.container.syncNow()
             try await b.container.syncNow()
             let c = try Device(url: server.url, token: server.tokens[2], model: model, name: "c")
@@ -74,7 +87,12 @@ struct LongAbsenceTests {
                 #expect(posts.keys.sorted() == expected)
                 #expect(posts["kept"]?["body"] == "edited while away")
                 #expect(try await device.snapshot("Attachment", key: "name").isEmpty)
-                #expect(try await device.snapshot("Tag", key: "name")["t"]?["posts"] == "kept")
+                let tags = try await device.snapshot("Tag", key: "name")
+                #expect(tags.keys.sorted() == ["made again", "t"])
+                #expect(tags["t"]?["posts"] == "kept")
+                let context = device.container.newBackgroundContext()
+                let count = try await context.perform { try context.count(for: FetchRequest<ManagedObject>(entityName: "Tag")) }
+                #expect(count == 2)
             }
             #expect(try await a.snapshot("Post", key: "title") == (try await b.snapshot("Post", key: "title")))
             #expect(try await c.snapshot("Post", key: "title") == (try await b.snapshot("Post", key: "title")))

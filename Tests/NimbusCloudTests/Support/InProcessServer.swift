@@ -55,6 +55,15 @@ final class InProcessServer: Sendable {
         try await app.services.storage.purgeTombstones(olderThan: app.services.clock.now() + 1)
     }
 
+    /// How many requests the server answered with `status`, from its metrics.
+    func responses(status: Int) -> Int {
+        app.services.metrics.render().split(separator: "\n").reduce(0) { total, line in
+            guard line.hasPrefix("nimbus_http_requests_total{"), line.contains("status=\"\(status)\""),
+                  let count = line.split(separator: " ").last.flatMap({ Double($0) }) else { return total }
+            return total + Int(count)
+        }
+    }
+
     /// Stops the server, awaited.
     func stop() async {
         task.cancel()
