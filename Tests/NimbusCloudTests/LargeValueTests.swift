@@ -92,6 +92,18 @@ struct LargeValueTests {
         #expect(try await Self.photos(a)["pair"]?.front == front)
     }
 
+    @Test("a string that JSON escapes to over 1 MiB (200 KB of control characters) syncs between two devices")
+    func escapedString() async throws {
+        let server = try await SyncServer(devices: 2)
+        defer { server.stop() }
+        let (a, b) = try Self.devices(server)
+        let name = String(repeating: "\u{01}", count: 200 * 1024)   // 6 bytes each as JSON: \u0001
+        try await Self.insertPhoto(a, name: name, front: nil)
+        #expect(try await a.container.syncNow().exported == 1)
+        try await b.container.syncNow()
+        #expect(try await Self.photos(b).keys.first == name)
+    }
+
     @Test("an asset upload on a slow link that outlasts the transport's timeout succeeds: the timeout is idle time, not a deadline")
     func slowLink() async throws {
         let server = try await SyncServer(devices: 2)
