@@ -19,6 +19,8 @@ struct Importer: Sendable {
     var replaying = false
     /// Whether two synced records claiming one unique key merge (see ``PageApplier``).
     var settlesKeyConflicts = false
+    /// The assets this importer downloaded (files, kept while it runs).
+    var assetFiles = AssetFiles()
 
     struct Outcome: Sendable {
         var pages = 0
@@ -160,19 +162,13 @@ struct Importer: Sendable {
 
     /// Applies records and deletions in one transaction (again, if a local save slipped in).
     func apply(_ records: [Record], deletions: [DeletedRecord], token: ChangeToken?, recordSeen: Bool = false) async throws -> PageApplier.Stats {
-        var assets: [String: Data] = [:]
-        for record in records {
-            for reference in record.assetReferences where assets[reference.checksum] == nil {
-                assets[reference.checksum] = try await mirror.transport.downloadAsset(reference)
-            }
-        }
         let mirror = self.mirror
         let context = mirror.importContext
-        let applier = PageApplier(mirror: mirror, context: context, assets: assets, replaying: replaying,
+        let applier = PageApplier(mirror: mirror, context: context, assets: assetFiles, replaying: replaying,
                                   settlesKeyConflicts: settlesKeyConflicts)
-        let finalAssets = assets
-        _ = finalAssets
-        for attempt in 1...20 {
+        var attempt = 0
+        while attempt < 20 {
+            attempt += 1
             try mirror.store.writeTransaction { db in
                 try mirror.capture.capture(db)
                 if recordSeen {
@@ -186,6 +182,15 @@ struct Importer: Sendable {
                     defer { context.reset() }
                     return try applier.apply(records: records, deletions: deletions, token: token)
                 }
+            } catch let needs as PageApplier.NeedsAssets {
+                // Only the assets whose values the page sets, to files (a missing one is a
+                // fault of the record that refers to it: set aside, the rest applies).
+                guard needs.references.contains(where: { !assetFiles.has($0) }) else {
+                    throw CloudError(.server, "the assets \(needs.references.map(\.checksum)) were downloaded but can't be read")
+                }
+                try await assetFiles.download(needs.references, with: mirror.transport)
+                attempt -= 1
+                continue
             } catch is PageApplier.UncapturedEdits {
                 mirror.log.debug("a local save arrived during import (attempt \(attempt)); applying the page again")
                 continue

@@ -15,8 +15,9 @@ import NimbusWire
 struct PageApplier {
     let mirror: StoreMirror
     let context: ManagedObjectContext
-    /// Asset bytes by checksum, downloaded before the page is applied.
-    let assets: [String: Data]
+    /// The assets downloaded for this import (files on disk); those a page needs and lacks are
+    /// asked for with ``NeedsAssets``.
+    let assets: AssetFiles
     /// Whether fields are applied even where the ancestor holds them already (fields a model
     /// upgrade made known were kept there without being applied).
     var replaying = false
@@ -31,6 +32,12 @@ struct PageApplier {
     /// importer applies the page's records one by one and sets that one aside.
     struct RecordFault: Error, CustomStringConvertible {
         var description: String
+    }
+
+    /// Thrown before anything is saved when the page sets values held in assets not downloaded
+    /// yet: the importer downloads them and applies the page again.
+    struct NeedsAssets: Error {
+        var references: [AssetReference]
     }
 
     struct Stats: Sendable {
@@ -160,6 +167,17 @@ struct PageApplier {
         }
         present.formUnion(candidates)
 
+        // The assets whose values this page sets, all asked for at once (see ``assetToApply``).
+        let wanted = objectRecords.filter { candidates.contains($0.recordName) }.flatMap { record -> [AssetReference] in
+            guard let entity = entity(of: record, known: known.rows[record.recordName], model: model) else { return [] }
+            let row = known.rows[record.recordName]
+            let pending = row.flatMap { known.pending[ObjectKey(entity: $0.entity, primaryKey: $0.primaryKey)] } ?? [:]
+            return (mirror.mirrored.roles[entity.name] ?? [:]).keys.compactMap { name in
+                assetToApply(name, in: record, ancestor: row?.ancestor, pending: pending[name])
+            }
+        }.filter { !assets.has($0) }
+        if !wanted.isEmpty { throw NeedsAssets(references: wanted) }
+
         var objects: [String: ManagedObject] = [:]
         var remapped = Set<ManagedObjectID>()   // local objects this page gives another record name
         var newObjects: [(ManagedObject, String)] = []
@@ -208,6 +226,7 @@ struct PageApplier {
             for (name, role) in mirror.mirrored.roles[entity.name] ?? [:] {
                 guard case let .attribute(attribute) = role, let (field, stamp) = effectiveField(name, in: record) else { continue }
                 if !replaying, let applied = effectiveField(name, in: ancestor)?.1, stamp <= applied { continue }
+                if holdsAsset(of: field, name, ancestor: ancestor, pending: pending[name]) { continue }
                 let remote = try value(of: field, for: attribute)
                 if let local = pending[name] {
                     conflicted.append(record.recordName)
@@ -599,11 +618,27 @@ struct PageApplier {
         }
     }
 
+    /// The asset this device must download to apply a record's value of `property`: none when
+    /// the value is inline, when the device applied that field already (its own export coming
+    /// back, a field unchanged since), or when it holds that very asset.
+    private func assetToApply(_ property: String, in record: Record, ancestor: Record?, pending: HLCStamp?) -> AssetReference? {
+        guard let (field, stamp) = effectiveField(property, in: record), case let .asset(reference)? = field.value else { return nil }
+        if !replaying, let applied = effectiveField(property, in: ancestor)?.1, stamp <= applied { return nil }
+        if holdsAsset(of: field, property, ancestor: ancestor, pending: pending) { return nil }
+        return reference
+    }
+
+    /// Whether the object already holds an asset field's bytes: the value it applied or sent
+    /// last is that same asset, and it has no local edit of the property since.
+    private func holdsAsset(of field: Field, _ property: String, ancestor: Record?, pending: HLCStamp?) -> Bool {
+        guard !replaying, pending == nil, case let .asset(incoming)? = field.value,
+              case let .asset(held)? = effectiveField(property, in: ancestor)?.0.value else { return false }
+        return held.checksum == incoming.checksum
+    }
+
     private func value(of field: Field, for attribute: AttributeDescription) throws -> PropertyValue {
         if case let .asset(reference)? = field.value {
-            guard let data = assets[reference.checksum] else {
-                throw CloudError(.server, "asset \(reference.checksum) of CD_\(attribute.name) was not downloaded")
-            }
+            guard let data = try assets.bytes(reference) else { throw NeedsAssets(references: [reference]) }
             return try FieldConversion.propertyValue(assetBytes: data, for: attribute)
         }
         return try FieldConversion.propertyValue(field.value, for: attribute)

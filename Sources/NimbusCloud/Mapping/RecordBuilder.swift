@@ -11,9 +11,10 @@ import NimbusWire
 struct RecordBuilder {
     /// Values larger than this go to an asset (as Core Data's mirroring does).
     static let assetThreshold = 750 * 1024
-    /// Records are kept under this many bytes of inline values; the largest values move to
-    /// assets first.
-    static let recordBudget = 900 * 1024
+    /// Records are kept under this many bytes as the server measures them (their JSON, binary
+    /// as base64); the largest values move to assets first. The margin leaves room for the
+    /// change tag and the asset references that replace the values.
+    static let recordBudget = ModifyRecordsRequest.maximumRecordBytes - 32 * 1024
 
     let mirrored: MirroredModel
 
@@ -33,7 +34,6 @@ struct RecordBuilder {
         var record = Record(recordName: name, recordType: MirroredModel.recordType(for: entity))
         var assets: [String: Data] = [:]
         var large: [(name: String, bytes: Data, stamp: HLCStamp)] = []
-        var inlineBytes = 0
         for (property, stamp) in pending {
             if property == PendingFields.entityKey {
                 record.fields[MirroredModel.entityNameField] = Field(.string(entity.name), stamp: stamp)
@@ -46,7 +46,6 @@ struct RecordBuilder {
                     large.append((property, bytes, stamp))
                 } else {
                     let field = FieldConversion.fieldValue(value)
-                    inlineBytes += FieldConversion.assetBytes(value)?.count ?? 16
                     record.fields[MirroredModel.fieldName(property)] = Field(field, stamp: stamp)
                 }
             case .toOne?:
@@ -57,23 +56,23 @@ struct RecordBuilder {
                 continue
             }
         }
-        // Keep the record under the limit: the largest inline values move to assets too.
-        if inlineBytes > Self.recordBudget {
-            let candidates = record.fields.compactMap { key, field -> (String, Int)? in
-                switch field.value {
-                case let .string(s)?: (key, s.utf8.count)
-                case let .bytes(b)?: (key, b.count)
-                default: nil
-                }
-            }.sorted { $0.1 > $1.1 }
-            for (key, size) in candidates where inlineBytes > Self.recordBudget {
-                guard let field = record.fields[key], key.hasPrefix("CD_") else { continue }
+        // Keep the record under the server's limit as it is sent (binary travels as base64,
+        // strings escaped): the largest inline values move to assets until it fits.
+        var size = Self.encodedSize(of: record)
+        while size > Self.recordBudget {
+            let movable = record.fields.compactMap { key, field -> (key: String, property: String, size: Int)? in
+                guard key.hasPrefix("CD_"), !key.hasSuffix("_ckAsset"), field.value != nil else { return nil }
                 let property = String(key.dropFirst(3))
-                guard let value = object.primitiveValue(forKey: property), let bytes = FieldConversion.assetBytes(value) else { continue }
-                large.append((property, bytes, field.stamp))
-                record.fields[key] = nil
-                inlineBytes -= size
+                guard case .attribute? = mirrored.role(of: property, in: entity),
+                      let value = object.primitiveValue(forKey: property), FieldConversion.assetBytes(value) != nil else { return nil }
+                return (key, property, Self.encodedSize(of: field))
             }
+            guard let largest = movable.max(by: { ($0.size, $0.key) < ($1.size, $1.key) }),
+                  let field = record.fields[largest.key],
+                  let bytes = object.primitiveValue(forKey: largest.property).flatMap(FieldConversion.assetBytes) else { break }
+            large.append((largest.property, bytes, field.stamp))
+            record.fields[largest.key] = nil
+            size = Self.encodedSize(of: record)
         }
         for item in large {
             let checksum = SHA256.hash(data: item.bytes).map { String(format: "%02x", $0) }.joined()
@@ -82,6 +81,11 @@ struct RecordBuilder {
             record.fields[MirroredModel.fieldName(item.name)] = Field(nil, stamp: item.stamp)
         }
         return Outgoing(record: record, assets: assets, sentStamps: pending)
+    }
+
+    /// The size of a value as the server measures records: its JSON from `JSONEncoder`.
+    static func encodedSize(of value: some Encodable) -> Int {
+        (try? JSONEncoder().encode(value).count) ?? Int.max
     }
 
     /// The `CDMR` record of one many-to-many membership.

@@ -26,6 +26,19 @@ public protocol CloudTransport: Sendable {
     func uploadAsset(_ data: Data) async throws -> AssetReference
     /// Downloads an asset's bytes.
     func downloadAsset(_ asset: AssetReference) async throws -> Data
+    /// Downloads an asset into a file, streamed (never whole in memory), its checksum checked.
+    func downloadAsset(_ asset: AssetReference, to file: URL) async throws
     /// Push messages for the database, until the stream ends (the socket closed or failed).
     func pushMessages() -> AsyncThrowingStream<PushMessage, any Error>
+}
+
+extension CloudTransport {
+    /// Downloads the asset's bytes and writes them to `file` (transports that can stream
+    /// implement this themselves).
+    public func downloadAsset(_ asset: AssetReference, to file: URL) async throws {
+        let data = try await downloadAsset(asset)
+        do { try data.write(to: file) } catch {
+            throw CloudError(.server, "the asset \(asset.checksum) could not be written to \(file.path): \(error)")
+        }
+    }
 }

@@ -5,6 +5,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import NimbusWire
+import Synchronization
 
 /// The transport to `nimbus serve` over HTTP (AsyncHTTPClient), with push over WebSocket.
 ///
@@ -16,24 +17,48 @@ import NimbusWire
 public struct HTTPTransport: CloudTransport {
     /// The options that name the server, container, database and token.
     public let options: CloudContainerOptions
-    /// How long one request may take.
-    public var requestTimeout: TimeAmount = .seconds(30)
-    let client: HTTPClient
+    /// How long a transfer may go without a byte moving (sent or received) before it fails.
+    ///
+    /// There is no deadline on a whole request: a large asset on a slow link uploads as long as
+    /// its bytes keep moving. For example:
+    /// ```swift
+    /// var transport = HTTPTransport(options: options)
+    /// transport.idleTimeout = .seconds(10)
+    /// ```
+    public var idleTimeout: TimeAmount = .seconds(30)
+
+    /// The idle timeout, under its former name (it was a deadline on the whole request).
+    @available(*, deprecated, renamed: "idleTimeout")
+    public var requestTimeout: TimeAmount {
+        get { idleTimeout }
+        set { idleTimeout = newValue }
+    }
 
     /// Creates a transport on the shared HTTP client.
     /// - Parameter options: The server, container, database and token.
     public init(options: CloudContainerOptions) {
         self.options = options
-        self.client = Self.sharedClient
     }
 
-    /// One client for every transport of the process (connection pool, event loops); a
-    /// refused or unreachable server fails within seconds instead of the request timeout.
-    static let sharedClient: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: .seconds(3), read: .seconds(60))
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+    /// The process's client for this transport's idle timeout.
+    var client: HTTPClient { Self.client(idleTimeout: idleTimeout) }
+
+    /// One client per idle timeout for every transport of the process (connection pool, event
+    /// loops); a refused or unreachable server fails within seconds.
+    /// - Parameter idleTimeout: The read timeout (no byte received for that long); `nil` for
+    ///   requests with a body, which a ``TransferWatchdog`` watches instead.
+    static func client(idleTimeout: TimeAmount?) -> HTTPClient {
+        clients.withLock { clients in
+            if let client = clients[idleTimeout?.nanoseconds] { return client }
+            var configuration = HTTPClient.Configuration()
+            configuration.timeout = .init(connect: .seconds(3), read: idleTimeout)
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            clients[idleTimeout?.nanoseconds] = client
+            return client
+        }
+    }
+
+    private static let clients = Mutex<[Int64?: HTTPClient]>([:])
 
     var databasePath: String {
         "\(NimbusWire.pathPrefix)/containers/\(Self.escape(options.containerIdentifier))/databases/\(options.databaseScope.rawValue)"
@@ -114,6 +139,40 @@ public struct HTTPTransport: CloudTransport {
         return data
     }
 
+    public func downloadAsset(_ asset: AssetReference, to file: URL) async throws {
+        let path = "\(NimbusWire.pathPrefix)/containers/\(Self.escape(options.containerIdentifier))/assets/\(asset.checksum)"
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = .GET
+        request.headers.add(name: "Authorization", value: "Bearer \(options.token)")
+        var hasher = SHA256()
+        do {
+            let response = try await client.execute(request, deadline: .distantFuture)
+            ServerClock.observe(server: baseURL, dateHeader: response.headers.first(name: "Date"))
+            guard response.status == .ok else {
+                let body = try await response.body.collect(upTo: 1 << 20)
+                throw Self.error(status: Int(response.status.code), body: Data(buffer: body), path: path)
+            }
+            guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+                throw CloudError(.server, "the asset \(asset.checksum) could not be written to \(file.path)")
+            }
+            let handle = try FileHandle(forWritingTo: file)
+            defer { try? handle.close() }
+            for try await buffer in response.body {
+                buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+                try handle.write(contentsOf: Data(buffer: buffer))
+            }
+        } catch let error as CloudError {
+            throw error
+        } catch {
+            throw CloudError(.network, "GET \(baseURL)\(path) failed: \(error)")
+        }
+        let checksum = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        guard checksum == asset.checksum else {
+            try? FileManager.default.removeItem(at: file)
+            throw CloudError(.server, "the asset \(asset.checksum) downloaded with checksum \(checksum); it will be fetched again")
+        }
+    }
+
     // MARK: Requests
 
     /// Sends a request and returns the body of a 2xx answer; anything else throws.
@@ -141,21 +200,41 @@ public struct HTTPTransport: CloudTransport {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if authenticated { request.headers.add(name: "Authorization", value: "Bearer \(options.token)") }
-        if let body {
-            request.headers.add(name: "Content-Type", value: method == .PUT && path.contains("/assets") ? "application/octet-stream" : "application/json")
-            request.body = .bytes(ByteBuffer(data: body))
+        let baseURL = self.baseURL
+        guard let body else {
+            // No body: the client's read timeout is the idle timeout.
+            do {
+                let response = try await client.execute(request, deadline: .distantFuture)
+                ServerClock.observe(server: baseURL, dateHeader: response.headers.first(name: "Date"))
+                let bytes = try await response.body.collect(upTo: 1 << 30)
+                return (Int(response.status.code), Data(buffer: bytes))
+            } catch {
+                throw CloudError(.network, "\(method.rawValue) \(baseURL)\(path) failed: \(error)")
+            }
         }
+        // A body goes in chunks, each pulled as the connection drains the last ones, watched
+        // for progress rather than bounded in time (see ``TransferWatchdog``).
+        let watchdog = TransferWatchdog(idle: Self.duration(idleTimeout), bodyBytes: body.count)
+        request.headers.add(name: "Content-Type", value: method == .PUT && path.contains("/assets") ? "application/octet-stream" : "application/json")
+        request.body = .stream(DataChunks(data: body, onPull: watchdog.progressed, onEnd: watchdog.bodyEnded),
+                               length: .known(Int64(body.count)))
+        let client = Self.client(idleTimeout: nil)
+        let prepared = request
         do {
-            let response = try await client.execute(request, timeout: requestTimeout)
-            ServerClock.observe(server: baseURL, dateHeader: response.headers.first(name: "Date"))
-            let bytes = try await response.body.collect(upTo: 1 << 30)
-            return (Int(response.status.code), Data(buffer: bytes))
-        } catch let error as CloudError {
-            throw error
+            return try await watchdog.run {
+                let response = try await client.execute(prepared, deadline: .distantFuture)
+                ServerClock.observe(server: baseURL, dateHeader: response.headers.first(name: "Date"))
+                let bytes = try await response.body.collect(upTo: 1 << 30)
+                return (Int(response.status.code), Data(buffer: bytes))
+            }
+        } catch is TransferWatchdog.Stalled {
+            throw CloudError(.network, "\(method.rawValue) \(baseURL)\(path) stalled: no progress for \(watchdog.allowance)")
         } catch {
             throw CloudError(.network, "\(method.rawValue) \(baseURL)\(path) failed: \(error)")
         }
     }
+
+    static func duration(_ amount: TimeAmount) -> Duration { .nanoseconds(amount.nanoseconds) }
 
     func decode<T: Decodable>(_ type: T.Type, _ data: Data, path: String) throws -> T {
         // Import pages and modify results: a reader that declines anything unusual, so that

@@ -40,17 +40,28 @@ final class Device: @unchecked Sendable {
     /// The transport with faults on demand.
     private(set) var transport: FaultyTransport!
 
-    init(server: SyncServer, token: String, model: ManagedObjectModel, name: String = "device", automatic: Bool = false,
-         folder: TemporaryDirectory? = nil) throws {
+    /// - Parameters:
+    ///   - serverURL: Where the device reaches the server (a proxy in front of it, say).
+    ///   - idleTimeoutSeconds: The transport's idle timeout, when not the default.
+    convenience init(server: SyncServer, token: String, model: ManagedObjectModel, name: String = "device", automatic: Bool = false,
+                     folder: TemporaryDirectory? = nil, serverURL: URL? = nil, idleTimeoutSeconds: Int64? = nil) throws {
+        try self.init(url: serverURL ?? server.url, token: token, model: model, name: name, automatic: automatic, folder: folder,
+                      idleTimeoutSeconds: idleTimeoutSeconds)
+    }
+
+    /// A device of the server at `url`.
+    init(url: URL, token: String, model: ManagedObjectModel, name: String = "device", automatic: Bool = false,
+         folder: TemporaryDirectory? = nil, idleTimeoutSeconds: Int64? = nil) throws {
         self.folder = try folder ?? TemporaryDirectory()
         container = CloudContainer(name: name, managedObjectModel: model)
         container.automaticallySyncs = automatic
         let box = TransportBox()
+        box.idleTimeoutSeconds = idleTimeoutSeconds
         container.makeTransport = { options in box.make(options) }
         defer { transport = box.transport }
         var cloud = PersistentStoreDescription(url: self.folder.url.appendingPathComponent("Cloud.sqlite"))
         cloud.configuration = "Cloud"
-        cloud.cloudContainerOptions = CloudContainerOptions(serverURL: server.url, containerIdentifier: "app", token: token)
+        cloud.cloudContainerOptions = CloudContainerOptions(serverURL: url, containerIdentifier: "app", token: token)
         var local = PersistentStoreDescription(url: self.folder.url.appendingPathComponent("Local.sqlite"))
         local.configuration = "Local"
         container.persistentStoreDescriptions = [cloud, local]
@@ -146,8 +157,9 @@ final class Device: @unchecked Sendable {
 /// Keeps the transport a container made, so that a test can inject faults into it.
 final class TransportBox: @unchecked Sendable {
     var transport: FaultyTransport?
+    var idleTimeoutSeconds: Int64?
     func make(_ options: CloudContainerOptions) -> any CloudTransport {
-        let transport = FaultyTransport(options: options)
+        let transport = FaultyTransport(options: options, idleTimeoutSeconds: idleTimeoutSeconds)
         self.transport = transport
         return transport
     }

@@ -18,7 +18,11 @@ final class FaultyTransport: CloudTransport, Sendable {
     let base: HTTPTransport
     private let state = Mutex<(faults: [Fault], modifies: Int, largestBatch: Int, limit: Int?)>(([], 0, 0, nil))
 
-    init(options: CloudContainerOptions) { base = HTTPTransport(options: options) }
+    init(options: CloudContainerOptions, idleTimeoutSeconds: Int64? = nil) {
+        var base = HTTPTransport(options: options)
+        if let idleTimeoutSeconds { base.idleTimeout = .seconds(idleTimeoutSeconds) }
+        self.base = base
+    }
 
     func inject(_ faults: Fault...) { state.withLock { $0.faults += faults } }
     /// Batches of more items than this are refused with `limitExceeded`.
@@ -63,5 +67,6 @@ final class FaultyTransport: CloudTransport, Sendable {
     func lookup(_ names: [String], in zone: ZoneID) async throws -> [LookupResult] { try await base.lookup(names, in: zone) }
     func uploadAsset(_ data: Data) async throws -> AssetReference { try await base.uploadAsset(data) }
     func downloadAsset(_ asset: AssetReference) async throws -> Data { try await base.downloadAsset(asset) }
+    func downloadAsset(_ asset: AssetReference, to file: URL) async throws { try await base.downloadAsset(asset, to: file) }
     func pushMessages() -> AsyncThrowingStream<PushMessage, any Error> { base.pushMessages() }
 }
