@@ -58,7 +58,9 @@ struct RecordBuilder {
         }
         // Keep the record under the server's limit as it is sent (binary travels as base64,
         // strings escaped): the largest inline values move to assets until it fits.
-        var size = Self.encodedSize(of: record)
+        // Encoding measures exactly but costs a record's JSON: only records that could be over
+        // (by a bound no encoding exceeds) are measured.
+        var size = Self.encodedSizeBound(of: record) > Self.recordBudget ? Self.encodedSize(of: record) : 0
         while size > Self.recordBudget {
             let movable = record.fields.compactMap { key, field -> (key: String, property: String, size: Int)? in
                 guard key.hasPrefix("CD_"), !key.hasSuffix("_ckAsset"), field.value != nil else { return nil }
@@ -81,6 +83,22 @@ struct RecordBuilder {
             record.fields[MirroredModel.fieldName(item.name)] = Field(nil, stamp: item.stamp)
         }
         return Outgoing(record: record, assets: assets, sentStamps: pending)
+    }
+
+    /// A bound on a record's encoded size, without encoding it: strings at six bytes per
+    /// UTF-8 byte (`\uXXXX` escapes), binary as base64, anything else generously.
+    static func encodedSizeBound(of record: Record) -> Int {
+        func bound(_ value: FieldValue?) -> Int {
+            switch value {
+            case let .string(text)?: text.utf8.count * 6 + 2
+            case let .bytes(data)?: (data.count + 2) / 3 * 4 + 2
+            case let .list(values)?: values.reduce(2) { $0 + bound($1) + 1 }
+            default: 512
+            }
+        }
+        return record.fields.reduce(4096 + record.recordName.utf8.count * 6) { total, entry in
+            total + entry.key.utf8.count * 6 + 256 + bound(entry.value.value)
+        }
     }
 
     /// The size of a value as the server measures records: its JSON from `JSONEncoder`.
