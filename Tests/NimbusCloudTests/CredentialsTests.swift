@@ -116,12 +116,8 @@ struct CredentialsTests {
         try server.revokeTokens(device: "device0")
         let events = a.container.events
         await #expect(throws: CloudError.self) { try await a.container.syncNow() }
-        var accountEvent: CloudEvent?
-        for await event in events where event.kind == .account {
-            accountEvent = event
-            break
-        }
-        #expect(accountEvent?.error?.code == .notAuthenticated)
+        let accountEvent = try await LifecycleTests.event(events) { $0.kind == .account }
+        #expect(accountEvent.error?.code == .notAuthenticated)
         #expect(try await a.snapshot("Tag", key: "name").keys.sorted() == ["kept"])
 
         await a.container.updateToken(try server.mintToken(device: "device0-new"))
@@ -199,7 +195,7 @@ struct CredentialsTests {
                                                                   containerIdentifier: "app", token: server.tokens[0])
         container.persistentStoreDescriptions = [description]
         do {
-            try container.loadPersistentStores()
+            try await container.loadPersistentStores()
             Issue.record("the store mirrors over plain http")
         } catch let error as CloudError {
             #expect(error.code == .insecureConnection)

@@ -77,7 +77,7 @@ struct LifecycleTests {
         cloud.configuration = "Cloud"
         cloud.cloudContainerOptions = CloudContainerOptions(serverURL: server.url, containerIdentifier: "app", token: server.tokens[0])
         container.persistentStoreDescriptions = [cloud]
-        try container.loadPersistentStores()
+        try await container.loadPersistentStores()
         let device = Device.wrapping(container, folder: folder)
         for name in ["a", "b", "c"] { try await device.insertTag(name) }
 
@@ -109,10 +109,10 @@ struct LifecycleTests {
         cloud.configuration = "Cloud"
         cloud.cloudContainerOptions = CloudContainerOptions(serverURL: server.url, containerIdentifier: "app", token: "")
         container.persistentStoreDescriptions = [cloud]
-        try container.loadPersistentStores()
+        try await container.loadPersistentStores()
         let events = container.events
         _ = try await Self.event(events) { $0.kind == .import && $0.phase == .ended }   // the loop and push run
-        weak var engine = container.engines.first
+        weak let engine = container.engines.first
         #expect(engine != nil)
         try await container.switchAccount(to: nil)
         #expect(engine == nil)   // its loop, push listener and sync all ended with the store
@@ -128,12 +128,12 @@ struct LifecycleTests {
         for device in [a!, b] {
             _ = try await Self.event(device.container.events) { $0.kind == .import && $0.phase == .ended }
         }
-        weak var removed = b.container.engines.first
+        weak let removed = b.container.engines.first
         try b.container.persistentStoreCoordinator.removePersistentStore(try Self.cloudStore(b.container))
         #expect(b.container.engines.isEmpty)
         try await Self.eventually { removed == nil }
 
-        weak var released = a!.container.engines.first
+        weak let released = a!.container.engines.first
         #expect(released != nil)
         a = nil
         try await Self.eventually { released == nil }
@@ -172,7 +172,7 @@ struct LifecycleTests {
 
         // A store made before the indexes: they come at its next load.
         let queue = try DatabaseQueue(path: path)
-        try queue.write { db in try db.execute(sql: "DROP INDEX ANIMBUSCLOUDLINK_FIRST; DROP INDEX ANIMBUSCLOUDLINK_SECOND") }
+        try await queue.write { db in try db.execute(sql: "DROP INDEX ANIMBUSCLOUDLINK_FIRST; DROP INDEX ANIMBUSCLOUDLINK_SECOND") }
         try queue.close()
         #expect(try plans().contains { $0.contains("SCAN") })
         let again = try Device(server: server, token: server.tokens[0], model: model, folder: folder)
