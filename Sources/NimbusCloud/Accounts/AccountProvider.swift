@@ -16,9 +16,14 @@ public struct CloudAccount: Sendable, Hashable, Codable {
     }
 
     /// Asks the server who `token` belongs to.
-    /// - Throws: ``CloudError`` (`notAuthenticated` for a wrong token, `network` when unreachable).
-    public static func verify(token: String, server: URL, containerIdentifier: String) async throws -> CloudAccount {
-        let transport = HTTPTransport(options: CloudContainerOptions(serverURL: server, containerIdentifier: containerIdentifier, token: token))
+    /// - Parameter allowsInsecureHTTP: Whether plain `http://` to a host other than loopback
+    ///   is allowed (see ``CloudContainerOptions/allowsInsecureHTTP``).
+    /// - Throws: ``CloudError`` (`notAuthenticated` for a wrong token, `network` when
+    ///   unreachable, `insecureConnection` for plain http to another machine not allowed).
+    public static func verify(token: String, server: URL, containerIdentifier: String,
+                              allowsInsecureHTTP: Bool = false) async throws -> CloudAccount {
+        let transport = HTTPTransport(options: CloudContainerOptions(serverURL: server, containerIdentifier: containerIdentifier,
+                                                                     token: token, allowsInsecureHTTP: allowsInsecureHTTP))
         try await transport.checkServer()
         let account = try await transport.account()
         return CloudAccount(identifier: account.userName, token: token)
@@ -43,7 +48,9 @@ public protocol AccountProvider: AnyObject, Sendable {
 }
 
 /// An account provider backed by the device's saved credentials (a JSON file), the default
-/// for devices and tests.
+/// for devices and tests. The file holds a bearer token: it is kept readable by its owner
+/// only (mode 0600) in a folder of mode 0700, and a file written looser by an earlier
+/// version is tightened when read.
 public final class SavedAccountProvider: AccountProvider {
     private let file: URL?
     private let state: Mutex<(account: CloudAccount?, listeners: [UUID: AsyncStream<CloudAccount?>.Continuation])>
@@ -54,6 +61,7 @@ public final class SavedAccountProvider: AccountProvider {
     public init(file: URL?) throws {
         self.file = file
         var saved: CloudAccount?
+        if let file { try CredentialsFile.secureExisting(file) }
         if let file, let data = FileManager.default.contents(atPath: file.path) {
             do { saved = try JSONDecoder().decode(CloudAccount.self, from: data) } catch {
                 throw CloudError(.invalidConfiguration, "\(file.path) does not hold a saved account (\(error)); sign in again to replace it")
@@ -80,7 +88,7 @@ public final class SavedAccountProvider: AccountProvider {
 
     private func change(to account: CloudAccount?) throws {
         if let file {
-            if let account { try JSONEncoder().encode(account).write(to: file, options: .atomic) }
+            if let account { try CredentialsFile.write(try JSONEncoder().encode(account), to: file) }
             else if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
         }
         let listeners = state.withLock { state -> [AsyncStream<CloudAccount?>.Continuation] in

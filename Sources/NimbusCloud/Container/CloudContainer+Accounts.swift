@@ -65,6 +65,12 @@ extension CloudContainer {
     private func performSwitch(to account: CloudAccount?) async throws {
         let current = accountState
         guard current.accountIdentifier != account?.identifier || current.token != account?.token else { return }
+        if let account, current.isLoaded, current.accountIdentifier == account.identifier {
+            // The same account with a new token (refreshed, or after an expired or revoked
+            // one): swapped in place. The stores, their files and their unsent edits stay.
+            await updateToken(account.token)
+            return
+        }
         NotificationCenter.default.post(name: Self.storesWillChangeNotification, object: self,
                                         userInfo: [Self.storesUserInfoKey: current.stores])
         var removable: [URL] = []
@@ -108,6 +114,28 @@ extension CloudContainer {
         for url in removable { AccountStores.removeFiles(of: url) }
         NotificationCenter.default.post(name: Self.storesDidChangeNotification, object: self,
                                         userInfo: [Self.storesUserInfoKey: stores])
+    }
+
+    /// Gives every mirrored store a new token of the same account (a refreshed token, or one
+    /// that replaces an expired or revoked one): the engines use it from the next request on,
+    /// the push socket reconnects with it, and a sync follows when syncing by itself. The
+    /// stores, their files and their unsent edits stay as they are.
+    ///
+    /// For example, after an ``CloudEvent/Kind-swift.enum/account`` event:
+    /// ```swift
+    /// await container.updateToken(freshToken)
+    /// try await container.syncNow()   // what waited for the token goes out
+    /// ```
+    /// With an ``accountProvider``, signing in the same account with the new token does this.
+    /// - Parameter token: The new bearer token; it must belong to the same user (a token of
+    ///   another user is an account switch: ``switchAccount(to:)``).
+    public func updateToken(_ token: String) async {
+        for engine in engines {
+            var options = engine.mirror.options
+            options.token = token
+            await engine.replaceCredentials(options: options, transport: makeTransport(options))
+        }
+        updateAccountState { if $0.accountIdentifier != nil { $0.token = token } }
     }
 
     /// Adds the stores of `account` (or the local stores) at load.

@@ -88,9 +88,34 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
     /// Makes a transport for a store's options (``HTTPTransport`` unless replaced, for tests).
     public var makeTransport: @Sendable (CloudContainerOptions) -> any CloudTransport = { HTTPTransport(options: $0) }
 
+    /// Observes the coordinator for stores removed behind the container's back.
+    private var storeObserver: (any NSObjectProtocol)?
+
     public override init(name: String, managedObjectModel: ManagedObjectModel) {
         super.init(name: name, managedObjectModel: managedObjectModel)
         viewContext.automaticallyMergesChangesFromParent = true
+        // A mirrored store removed from the coordinator directly (not by an account switch)
+        // takes its engine with it: no engine task outlives its store.
+        storeObserver = NotificationCenter.default.addObserver(
+            forName: PersistentStoreCoordinator.storesDidChangeNotification, object: persistentStoreCoordinator, queue: nil
+        ) { [weak self] note in
+            guard let self, let removed = note.userInfo?[PersistentStoreCoordinator.removedStoresKey] as? [PersistentStore],
+                  !removed.isEmpty else { return }
+            let gone = self.state.withLock { state -> [MirrorEngine] in
+                let gone = state.engines.filter { engine in removed.contains { $0 === engine.mirror.store } }
+                state.engines.removeAll { engine in gone.contains { $0 === engine } }
+                return gone
+            }
+            if !gone.isEmpty { Task { for engine in gone { await engine.quiesce() } } }
+        }
+    }
+
+    deinit {
+        if let storeObserver { NotificationCenter.default.removeObserver(storeObserver) }
+        // The engines' loops, push sockets and retries end with the container (they hold
+        // their stores); a deinitializer can't wait, so a task waits for them.
+        let engines = state.withLock { $0.engines }
+        if !engines.isEmpty { Task { for engine in engines { await engine.quiesce() } } }
     }
 
     // MARK: Loading
@@ -150,6 +175,8 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
         if let problem = NameRules.problem(with: options.containerIdentifier) ?? NameRules.problem(with: options.zoneName) {
             throw CloudError(.invalidConfiguration, "the container identifier or zone name \(problem)")
         }
+        // Refused before anything is sent (the store stays usable locally).
+        try options.checkTransportSecurity()
         let mirrored = try MirroredModel(entities: store.entities, model: managedObjectModel)
         let deviceID = try store.writeTransaction { db -> String in
             try SyncMetadata.prepare(db)
@@ -200,7 +227,9 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
     }
 
     /// Syncs every mirrored store now: exports, imports and exports again until nothing is
-    /// pending.
+    /// pending. A pass running already (the automatic sync's) is waited for, and what it
+    /// exchanged is counted in the summary: it reports everything exchanged from the start
+    /// of that pass to the end of its own.
     /// - Throws: ``CloudError``; nothing pending is lost, the next sync sends it.
     @discardableResult
     public func syncNow() async throws -> SyncSummary {
@@ -243,12 +272,17 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
         for engine in engines { try await engine.setUp() }
     }
 
-    /// Stops syncing by itself (edits keep being recorded and go out at the next sync).
+    /// Stops syncing by itself (edits keep being recorded and go out at the next sync) and
+    /// waits until no automatic work of the engines runs. ``startSyncing()`` resumes; the two
+    /// may alternate any number of times.
     public func stopSyncing() async {
-        for engine in engines { await engine.stop() }
+        for engine in engines {
+            for task in await engine.stop() { await task.value }
+        }
     }
 
-    /// Starts syncing by itself again.
+    /// Starts syncing by itself again (after ``stopSyncing()``, or when
+    /// ``automaticallySyncs`` was false at load): now, after each save and on push.
     public func startSyncing() async {
         for engine in engines { await engine.start() }
     }

@@ -16,7 +16,7 @@ public struct CloudError: Error, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case network, server, notAuthenticated, permissionFailure, quotaExceeded, rateLimited
             case incompatibleServer, unmirrorableModel, zoneNotFound, changeTokenExpired, limitExceeded
-            case invalidConfiguration, storeNotMirrored, cancelled, pendingChanges
+            case invalidConfiguration, storeNotMirrored, cancelled, pendingChanges, insecureConnection
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -49,6 +49,10 @@ public struct CloudError: Error, Sendable, CustomStringConvertible {
         public static let storeNotMirrored = Code(.storeNotMirrored)
         /// Changes made here are not on the server yet (a rebuild would lose them).
         public static let pendingChanges = Code(.pendingChanges)
+        /// The server URL is plain `http://` to a host other than this machine (loopback):
+        /// the token and data would cross the network unencrypted. Use `https://`, or opt in
+        /// with ``CloudContainerOptions/allowsInsecureHTTP``.
+        public static let insecureConnection = Code(.insecureConnection)
         /// The work was cancelled.
         public static let cancelled = Code(.cancelled)
 

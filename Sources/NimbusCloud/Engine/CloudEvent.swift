@@ -13,6 +13,11 @@ public struct CloudEvent: Sendable, CustomStringConvertible {
     /// What the engine was doing.
     public enum Kind: String, Sendable {
         case setup, `import`, export
+        /// The account's credentials: ended with a ``CloudError/Code-swift.struct/notAuthenticated``
+        /// error when the server refused the token (expired or revoked). Nothing is lost:
+        /// what is pending stays, and goes out once a new token is given (``CloudContainer/switchAccount(to:)``
+        /// with the same account, or new ``CloudContainerOptions``).
+        case account
     }
 
     /// Where in the work the event is.

@@ -3,6 +3,7 @@ import GRDB
 import Logging
 import Nimbus
 import NimbusWire
+import Synchronization
 
 /// Drives the mirroring of one store: sets it up, exports soon after local saves, imports
 /// on push and at launch, and retries by ``SyncPolicy`` after failures. The work itself is
@@ -14,14 +15,22 @@ actor MirrorEngine {
     private var failures = 0
     private var loop: Task<Void, Never>?
     private var push: Task<Void, Never>?
+    private var retry: Task<Void, Never>?
     private var observer: (any NSObjectProtocol)?
-    private let wake: AsyncStream<Void>.Continuation
-    private let wakes: AsyncStream<Void>
+    /// The wake-ups of the sync loop running now (`nil` when stopped). Each start makes a new
+    /// stream: a stream whose reader was cancelled is finished for good, so reusing it left
+    /// a restarted engine asleep until relaunch.
+    private let wake = Mutex<AsyncStream<Void>.Continuation?>(nil)
+    /// What every pass exchanged so far, counted as each half ends (see ``sync()``).
+    private var exchanged = Summary()
+    /// ``exchanged`` when the pass running now started (`nil` between passes).
+    private var passBaseline: Summary?
+    /// How many times ``sync()`` was called (tests wait on it to know a caller is queued).
+    private(set) var syncCalls = 0
 
     init(mirror: StoreMirror, emit: @escaping @Sendable (CloudEvent) -> Void) {
         self.mirror = mirror
         self.emit = emit
-        (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     var storeIdentifier: String { mirror.store.identifier }
@@ -34,6 +43,12 @@ actor MirrorEngine {
         var conflicts = 0
         /// Records set aside in this sync's import (see ``Quarantine``).
         var quarantined = 0
+
+        /// What was exchanged since `earlier` (both running totals).
+        func since(_ earlier: Summary) -> Summary {
+            Summary(exported: exported - earlier.exported, imported: imported - earlier.imported, deleted: deleted - earlier.deleted,
+                    conflicts: conflicts - earlier.conflicts, quarantined: quarantined - earlier.quarantined)
+        }
     }
 
     // MARK: Setup
@@ -64,15 +79,22 @@ actor MirrorEngine {
     /// each `await`, and two syncs of one store must not).
     private var running: Task<Summary, any Error>?
 
-    /// Exports, imports and exports again until nothing is pending.
+    /// Exports, imports and exports again until nothing is pending, after the pass running
+    /// now (an automatic one, or another caller's). Returns everything exchanged from the
+    /// start of the pass running when it was called (or from the call, when none was) to the
+    /// end of its own: what an automatic pass sent a moment earlier is reported here, not
+    /// lost between two callers.
     func sync() async throws -> Summary {
+        syncCalls += 1
+        let baseline = passBaseline ?? exchanged
         let previous = running
         let task = Task {
             _ = try? await previous?.value
             return try await self.syncSerially()
         }
         running = task
-        return try await task.value
+        _ = try await task.value
+        return exchanged.since(baseline)
     }
 
     /// Runs `work` after the sync or reset running now, and before the next.
@@ -121,6 +143,8 @@ actor MirrorEngine {
     }
 
     private func syncSerially() async throws -> Summary {
+        if passBaseline == nil { passBaseline = exchanged }
+        defer { passBaseline = nil }
         do {
             let summary = try await syncOnce()
             failures = 0
@@ -136,6 +160,10 @@ actor MirrorEngine {
                 return summary
             }
             try? recordOutcome(error: cloudError)
+            if cloudError.code == .notAuthenticated {
+                // An account event, not a loss: everything pending stays until a new token comes.
+                emit(CloudEvent(kind: .account, phase: .ended, storeIdentifier: storeIdentifier, recordCount: 0, error: cloudError))
+            }
             throw cloudError
         }
     }
@@ -151,12 +179,17 @@ actor MirrorEngine {
         var exported = Exporter.Outcome()
         do { exported = try await export() } catch { failure = error }
         summary.exported += exported.confirmed
+        exchanged.exported += exported.confirmed
         do {
             let imported = try await importChanges(extraDeletions: exported.deletedOnServer)
             summary.imported += imported.applied
             summary.deleted += imported.deleted
             summary.conflicts += imported.conflicts
             summary.quarantined = imported.quarantined
+            exchanged.imported += imported.applied
+            exchanged.deleted += imported.deleted
+            exchanged.conflicts += imported.conflicts
+            exchanged.quarantined += imported.quarantined
         } catch {
             failure = failure ?? error
         }
@@ -165,6 +198,7 @@ actor MirrorEngine {
             do {
                 let again = try await export()
                 summary.exported += again.confirmed
+                exchanged.exported += again.confirmed
                 exported.itemErrors += again.itemErrors
             } catch {
                 failure = error
@@ -245,38 +279,60 @@ actor MirrorEngine {
         guard loop == nil else { return }
         let store = mirror.store
         let importContext = mirror.importContext
-        let wake = self.wake
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.wake.withLock { $0 = wake }
         observer = NotificationCenter.default.addObserver(forName: ManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil) { note in
             guard (note.object as? ManagedObjectContext) !== importContext,
                   let changes = note.userInfo?[SaveNotification.userInfoKey] as? SaveNotification else { return }
             let ids = changes.insertedObjectIDs.union(changes.updatedObjectIDs).union(changes.deletedObjectIDs)
             if ids.contains(where: { $0.storeIdentifier == store.identifier }) { wake.yield() }
         }
-        loop = Task { [weak self] in await self?.runLoop() }
+        loop = Task { [weak self] in await self?.runLoop(wakes) }
         push = Task { [weak self] in await self?.listen() }
         wake.yield()
     }
 
-    /// Stops syncing by itself and waits for the sync running now to end (before the store
-    /// is removed).
+    /// Stops syncing by itself and waits until none of its tasks runs: the loop, the push
+    /// listener, a scheduled retry and the sync running now (before the store is removed,
+    /// no task of the engine outlives it).
     func quiesce() async {
-        stop()
+        let tasks = stop()
+        for task in tasks { await task.value }
         _ = try? await running?.value
     }
 
-    func stop() {
-        loop?.cancel()
-        push?.cancel()
+    /// Stops syncing by itself (cancels the loop, the push listener and a scheduled retry)
+    /// and returns those tasks, for a caller that waits for them to end.
+    @discardableResult
+    func stop() -> [Task<Void, Never>] {
+        let tasks = [loop, push, retry].compactMap { $0 }
+        for task in tasks { task.cancel() }
         loop = nil
         push = nil
+        retry = nil
+        wake.withLock { $0?.finish(); $0 = nil }
         if let observer { NotificationCenter.default.removeObserver(observer) }
         observer = nil
+        return tasks
+    }
+
+    /// Takes a new token of the same account: later requests use `transport`, the push
+    /// socket reconnects with it, and a sync follows when syncing by itself (what waited
+    /// for the token goes out). The store and its metadata are untouched.
+    func replaceCredentials(options: CloudContainerOptions, transport: any CloudTransport) {
+        mirror.replaceCredentials(options: options, transport: transport)
+        failures = 0
+        if loop != nil {
+            push?.cancel()
+            push = Task { [weak self] in await self?.listen() }
+            requestSync()
+        }
     }
 
     /// Asks for a sync soon.
-    nonisolated func requestSync() { wake.yield() }
+    nonisolated func requestSync() { _ = wake.withLock { $0?.yield() } }
 
-    private func runLoop() async {
+    private func runLoop(_ wakes: AsyncStream<Void>) async {
         for await _ in wakes {
             if Task.isCancelled { return }
             // No debounce: a wake syncs at once, and the saves and pushes that arrive while
@@ -289,8 +345,11 @@ actor MirrorEngine {
                 let decision = SyncPolicy.decide(Self.cloudError(error), attempt: failures)
                 mirror.log.info("sync failed (\(error)); \(decision)")
                 if case let .retry(after) = decision {
-                    let wake = self.wake
-                    Task { try? await Task.sleep(for: .seconds(after)); wake.yield() }
+                    retry?.cancel()
+                    retry = Task { [weak self] in
+                        guard (try? await Task.sleep(for: .seconds(after))) != nil else { return }
+                        self?.requestSync()
+                    }
                 }
             }
         }
@@ -302,7 +361,7 @@ actor MirrorEngine {
             do {
                 for try await message in mirror.transport.pushMessages() {
                     attempt = 0
-                    if message.kind == .hello || message.zoneID?.zoneName == mirror.zoneID.zoneName { wake.yield() }
+                    if message.kind == .hello || message.zoneID?.zoneName == mirror.zoneID.zoneName { requestSync() }
                 }
             } catch {
                 mirror.log.debug("push socket closed: \(error)")

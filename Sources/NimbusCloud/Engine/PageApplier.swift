@@ -74,16 +74,18 @@ struct PageApplier {
         // (A record unparked now may itself be what another parked record waits for.)
         var arriving = Set(incoming.map(\.recordName)).union(deletedNames)
         var unparked: [Record] = []
+        var seenParked: Set<String> = []   // (sets: a search of the list per record was quadratic)
         var newlyArriving = arriving
         while !newlyArriving.isEmpty {
             let found = try mirror.store.readTransaction { db in try ParkedRecords.waiting(for: Array(newlyArriving), db) }
-                .filter { record in !unparked.contains { $0.recordName == record.recordName } }
+                .filter { record in seenParked.insert(record.recordName).inserted }
             unparked += found
             newlyArriving = Set(found.map(\.recordName)).subtracting(arriving)
             arriving.formUnion(newlyArriving)
         }
         var records = incoming
-        records += unparked.filter { parked in !incoming.contains { $0.recordName == parked.recordName } }
+        let incomingNames = Set(incoming.map(\.recordName))
+        records += unparked.filter { parked in !incomingNames.contains(parked.recordName) }
 
         let known = try load(records, deletions: deletions)
         // Records whose every field this device already holds (its own exports coming back).

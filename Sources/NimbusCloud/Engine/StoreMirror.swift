@@ -3,14 +3,18 @@ import GRDB
 import Logging
 import Nimbus
 import NimbusWire
+import Synchronization
 
 /// Everything the exporter and importer of one mirrored store share: the store, its
 /// mapping, the transport, the zone, the device's identity and two private contexts.
 final class StoreMirror: Sendable {
     let store: PersistentStore
     let mirrored: MirroredModel
-    let transport: any CloudTransport
-    let options: CloudContainerOptions
+    /// The transport and options in use now: a new token for the same account replaces
+    /// them in place (see ``replaceCredentials(options:transport:)``).
+    private let connection: Mutex<(options: CloudContainerOptions, transport: any CloudTransport)>
+    var transport: any CloudTransport { connection.withLock { $0.transport } }
+    var options: CloudContainerOptions { connection.withLock { $0.options } }
     let deviceID: String
     let importAuthor: String
     let capture: ChangeCapture
@@ -33,8 +37,7 @@ final class StoreMirror: Sendable {
         self.resolver = resolver
         self.store = store
         self.mirrored = mirrored
-        self.transport = transport
-        self.options = options
+        self.connection = Mutex((options, transport))
         self.deviceID = deviceID
         self.importAuthor = importAuthor
         self.capture = ChangeCapture(store: store, mirrored: mirrored, importAuthor: importAuthor, deviceID: deviceID, server: options.serverURL)
@@ -45,6 +48,12 @@ final class StoreMirror: Sendable {
         importContext = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
         importContext.name = "NimbusCloud.import"
         importContext.transactionAuthor = importAuthor
+    }
+
+    /// Swaps the credentials every later request uses (a request in flight ends with the
+    /// ones it started with).
+    func replaceCredentials(options: CloudContainerOptions, transport: any CloudTransport) {
+        connection.withLock { $0 = (options, transport) }
     }
 
     private static func depths(_ mirrored: MirroredModel) -> [Int: Int] {

@@ -13,6 +13,10 @@ extension HTTPTransport {
         else if url.hasPrefix("http://") { url = "ws://" + url.dropFirst("http://".count) }
         let token = options.token
         let (stream, continuation) = AsyncThrowingStream<PushMessage, any Error>.makeStream()
+        do { try options.checkTransportSecurity() } catch {
+            continuation.finish(throwing: error)
+            return stream
+        }
         do {
             let task = Task {
                 var headers = HTTPFields()

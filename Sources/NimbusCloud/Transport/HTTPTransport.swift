@@ -197,6 +197,8 @@ public struct HTTPTransport: CloudTransport {
     }
 
     private func sendOnce(_ method: HTTPMethod, _ path: String, body: Data?, authenticated: Bool) async throws -> (Int, Data) {
+        // Nothing leaves the device over plain http to another machine unless allowed.
+        try options.checkTransportSecurity()
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if authenticated { request.headers.add(name: "Authorization", value: "Bearer \(options.token)") }

@@ -27,6 +27,8 @@ extension DeviceCommand {
         @Option(help: "The database: private, shared or public.") var database: String = "private"
         @Option(name: .customLong("local"), help: "A configuration whose store stays on the device (repeatable; default: Local).")
         var localConfigurations: [String] = []
+        @Flag(help: "Allow plain http:// to a server other than this machine (the token travels unencrypted).")
+        var allowInsecureHTTP = false
         @Flag(help: "Print the device's status as JSON.") var json = false
 
         func run() async throws {
@@ -34,6 +36,8 @@ extension DeviceCommand {
                 guard let serverURL = URL(string: server), serverURL.scheme == "http" || serverURL.scheme == "https" else {
                     throw CLIError("--server must be an http:// or https:// URL, not \(server)")
                 }
+                // Refused before anything is made.
+                try CloudContainerOptions.checkTransportSecurity(of: serverURL, allowsInsecureHTTP: allowInsecureHTTP)
                 guard let scope = DatabaseScope(rawValue: database) else { throw CLIError("--database must be private, shared or public") }
                 let folder = URL(fileURLWithPath: directory)
                 if FileManager.default.fileExists(atPath: folder.appendingPathComponent("device.json").path) {
@@ -42,11 +46,14 @@ extension DeviceCommand {
                 let managedObjectModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
                 let locals = localConfigurations.isEmpty ? managedObjectModel.configurations.keys.filter { $0.lowercased() == "local" } : localConfigurations
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                // The folder holds the device's token (account.json): its owner's only.
+                try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
                 try encoder.encode(managedObjectModel).write(to: folder.appendingPathComponent("model.json"))
                 let configuration = DeviceFolder.Configuration(server: serverURL, container: container, database: scope,
-                                                               localConfigurations: Array(locals).sorted())
+                                                               localConfigurations: Array(locals).sorted(),
+                                                               allowsInsecureHTTP: allowInsecureHTTP ? true : nil)
                 try encoder.encode(configuration).write(to: folder.appendingPathComponent("device.json"))
                 let device = try DeviceFolder(path: directory)
                 try device.accounts.signIn(await device.account(for: token))
@@ -168,10 +175,15 @@ extension DeviceCommand {
             abstract: "Sign the device in: the account's stores replace the local ones (local data moves into the account on first sign-in).")
 
         @Argument(help: "The device folder.") var directory: String
-        @Option(help: "The device's token for the account.") var token: String
+        @Option(help: "The device's token for the account (a new token of the signed-in user replaces the old one in place).")
+        var token: String
+        @Flag(help: "Allow plain http:// to a server other than this machine (recorded in device.json).")
+        var allowInsecureHTTP = false
 
         func run() async throws {
-            try await reportingErrors { try await DeviceCommand.signIn(directory, token: token, verb: "signed in") }
+            try await reportingErrors {
+                try await DeviceCommand.signIn(directory, token: token, verb: "signed in", allowInsecureHTTP: allowInsecureHTTP)
+            }
         }
     }
 
@@ -182,9 +194,13 @@ extension DeviceCommand {
 
         @Argument(help: "The device folder.") var directory: String
         @Option(help: "The device's token for the other account.") var token: String
+        @Flag(help: "Allow plain http:// to a server other than this machine (recorded in device.json).")
+        var allowInsecureHTTP = false
 
         func run() async throws {
-            try await reportingErrors { try await DeviceCommand.signIn(directory, token: token, verb: "switched") }
+            try await reportingErrors {
+                try await DeviceCommand.signIn(directory, token: token, verb: "switched", allowInsecureHTTP: allowInsecureHTTP)
+            }
         }
     }
 
@@ -208,17 +224,27 @@ extension DeviceCommand {
         }
     }
 
-    static func signIn(_ directory: String, token: String, verb: String) async throws {
-        let device = try DeviceFolder(path: directory)
+    /// Signs the device in with `token`: another user's token switches accounts; a new token
+    /// of the signed-in user replaces the old one in place (the stores, their files and their
+    /// unsent edits stay; the next sync sends them with the new token).
+    static func signIn(_ directory: String, token: String, verb: String, allowInsecureHTTP: Bool = false) async throws {
+        var device = try DeviceFolder(path: directory)
+        if !allowInsecureHTTP {
+            try CloudContainerOptions.checkTransportSecurity(of: device.configuration.server,
+                                                             allowsInsecureHTTP: device.configuration.insecureHTTPAllowed)
+        }
         // Edits made offline under the current token go first (best effort: the sign-in
         // itself must not fail because the previous account could not sync).
-        let settled = try? await device.settleUnverifiedAccount()
+        let settled = allowInsecureHTTP && !device.configuration.insecureHTTPAllowed ? nil : try? await device.settleUnverifiedAccount()
         let account = try await CloudAccount.verify(token: token, server: device.configuration.server,
-                                                    containerIdentifier: device.configuration.container)
+                                                    containerIdentifier: device.configuration.container,
+                                                    allowsInsecureHTTP: allowInsecureHTTP || device.configuration.insecureHTTPAllowed)
+        if allowInsecureHTTP, !device.configuration.insecureHTTPAllowed { device = try device.allowInsecureHTTP() }
         let accounts = try device.accountsForSignIn()
         let container = try settled ?? device.openContainer(accounts: accounts)
+        let previous = container.loadedAccountIdentifier
         try accounts.signIn(account)
         try await container.switchAccount(to: account)
-        print("\(verb): \(account.identifier)")
+        print(previous == account.identifier ? "token replaced: \(account.identifier)" : "\(verb): \(account.identifier)")
     }
 }

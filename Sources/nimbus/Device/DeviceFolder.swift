@@ -14,6 +14,11 @@ struct DeviceFolder {
         var zone: String = CloudContainerOptions.defaultZoneName
         /// Configurations whose store stays on the device.
         var localConfigurations: [String] = []
+        /// Whether plain `http://` to a server other than loopback was allowed explicitly
+        /// (`--allow-insecure-http`); absent in folders made before the option.
+        var allowsInsecureHTTP: Bool?
+
+        var insecureHTTPAllowed: Bool { allowsInsecureHTTP ?? false }
     }
 
     let url: URL
@@ -45,7 +50,8 @@ struct DeviceFolder {
     /// `<Config>.nimbus/accounts/<user>/` and `<Config>.nimbus/local/`.
     var descriptions: [PersistentStoreDescription] {
         let options = CloudContainerOptions(serverURL: configuration.server, containerIdentifier: configuration.container,
-                                            databaseScope: configuration.database, token: "", zoneName: configuration.zone)
+                                            databaseScope: configuration.database, token: "", zoneName: configuration.zone,
+                                            allowsInsecureHTTP: configuration.insecureHTTPAllowed)
         let names = model.configurations.keys.sorted()
         if names.isEmpty {
             var description = PersistentStoreDescription(url: url.appendingPathComponent("Store.sqlite"))
@@ -88,11 +94,27 @@ struct DeviceFolder {
     /// or refuses the token leaves the account unverified (named after the token), so that
     /// a device can be made offline.
     func account(for token: String) async -> CloudAccount {
-        if let account = try? await CloudAccount.verify(token: token, server: configuration.server, containerIdentifier: configuration.container) {
+        if let account = try? await verify(token) {
             return account
         }
         let digest = token.utf8.reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 }
         return CloudAccount(identifier: "unverified-" + String(digest, radix: 16), token: token)
+    }
+
+    /// Asks the device's server who `token` belongs to.
+    func verify(_ token: String) async throws -> CloudAccount {
+        try await CloudAccount.verify(token: token, server: configuration.server, containerIdentifier: configuration.container,
+                                      allowsInsecureHTTP: configuration.insecureHTTPAllowed)
+    }
+
+    /// Records in `device.json` that plain http to the server is allowed (`--allow-insecure-http`).
+    func allowInsecureHTTP() throws -> DeviceFolder {
+        var changed = configuration
+        changed.allowsInsecureHTTP = true
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(changed).write(to: url.appendingPathComponent("device.json"), options: .atomic)
+        return try DeviceFolder(path: url.path)
     }
 
     /// A device made while the server could not be reached keeps its edits under an
@@ -107,8 +129,7 @@ struct DeviceFolder {
     func settleUnverifiedAccount() async throws -> CloudContainer? {
         let accounts = try self.accounts
         guard let current = accounts.currentAccount, current.identifier.hasPrefix("unverified-"),
-              let verified = try? await CloudAccount.verify(token: current.token, server: configuration.server,
-                                                            containerIdentifier: configuration.container)
+              let verified = try? await verify(current.token)
         else { return nil }
         let container = try openContainer(accounts: accounts)
         try await container.syncNow()

@@ -19,6 +19,9 @@ private func report(_ error: any Error) -> any Error {
     let line: String
     switch error {
     case let error as NimbusError: line = "\(error.code): \(error.message)"
+    case let error as CloudError where error.code == .notAuthenticated:
+        line = "\(error.code): \(error.message). Nothing saved on this device is lost: give it a new token "
+            + "(nimbus device login <device-folder> --token <new token>) and the next sync sends its unsent edits"
     case let error as CloudError: line = "\(error.code): \(error.message)"
     case let error as CLIError: line = error.message
     default: return error

@@ -7,7 +7,8 @@ import NimbusWire
 /// model upgrades mid-run (a new entity that renumbers the others, a new field that upgraded
 /// devices write) while other devices stay on the old one until the end; a device whose clock
 /// runs days ahead or behind (libfaketime) for some rounds; records that no device can apply,
-/// written through the server's API by another client.
+/// written through the server's API by another client; a device given a fresh token of the
+/// same user (`nimbus device login`), its old token then revoked.
 extension ConvergenceRun {
     /// The model after the upgrade: an `Album` entity (it sorts first: every entity number
     /// moves) and `Post.mood`.
@@ -91,6 +92,30 @@ extension ConvergenceRun {
         }
         // Another client writes records that no device can apply.
         if Double.random(in: 0..<1, using: &random) < 0.25 { try await injectBadRecords(round: round) }
+        // A device gets a fresh token of the same user; its old one is revoked.
+        if Double.random(in: 0..<1, using: &random) < 0.2 { try swapToken(editors.randomElement(using: &random)!, round: round) }
+    }
+
+    /// Mints a new token for a device of the same user, signs the device in with it (the
+    /// token is swapped in place: same store, unsent edits kept) and revokes the old one, so
+    /// that every later sync of the device proves it uses the new token.
+    func swapToken(_ device: Int, round: Int) throws {
+        let storage = servers.postgres.map { ["--postgres", $0] } ?? []
+        let name = "device\(device)-r\(round)"
+        let created = try SyncServer.run(["tokens", "create", "--user", "alice", "--device", name, "--data-dir", servers.dataDirectory] + storage)
+        try SyncServer.check(created)
+        let token = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let login = try runNimbus(["device", "login", devices[device], "--token", token], device: device)
+        guard login.status == 0 else {
+            // Refused through the fault proxy (a cut, a server down): the old token stays in use.
+            log("round \(round): d\(device) login with a fresh token failed (\(login.error.trimmingCharacters(in: .whitespacesAndNewlines))); keeps its token")
+            return
+        }
+        let previous = life.tokenNames[device] ?? "device\(device)"
+        try SyncServer.check(SyncServer.run(["tokens", "revoke", "--user", "alice", "--device", previous, "--data-dir", servers.dataDirectory] + storage))
+        life.tokenNames[device] = name
+        life.tokenSwaps += 1
+        log("round \(round): d\(device) signs in with a fresh token of the same user (\(name)); \(previous) is revoked")
     }
 
     /// Upgrades a device folder as an app update would (`nimbus store migrate`).
@@ -162,4 +187,7 @@ struct ConvergenceLife {
     var clockRounds = 0
     /// Names of the records no device can apply.
     var injected: [String] = []
+    /// Device → the name its current token was made under, once swapped.
+    var tokenNames: [Int: String] = [:]
+    var tokenSwaps = 0
 }
