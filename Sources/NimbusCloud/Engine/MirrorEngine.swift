@@ -347,7 +347,7 @@ actor MirrorEngine {
                 if case let .retry(after) = decision {
                     retry?.cancel()
                     retry = Task { [weak self] in
-                        guard (try? await Task.sleep(for: .seconds(after))) != nil else { return }
+                        guard (try? await Pause.sleep(for: .seconds(after))) != nil else { return }
                         self?.requestSync()
                     }
                 }
@@ -367,7 +367,7 @@ actor MirrorEngine {
                 mirror.log.debug("push socket closed: \(error)")
             }
             attempt += 1
-            try? await Task.sleep(for: .seconds(SyncPolicy.backoff(attempt)))
+            try? await Pause.sleep(for: .seconds(SyncPolicy.backoff(attempt)))
         }
     }
 

@@ -192,7 +192,7 @@ public struct HTTPTransport: CloudTransport {
             guard status == 429, attempt < 5 else { return (status, data) }
             let wait = Self.error(status: status, body: data, path: path).retryAfter ?? 1
             guard wait <= 5 else { return (status, data) }
-            try await Task.sleep(for: .milliseconds(Int(max(wait, 0.05 * Double(attempt)) * 1000)))
+            try await Pause.sleep(for: .milliseconds(Int(max(wait, 0.05 * Double(attempt)) * 1000)))
         }
     }
 

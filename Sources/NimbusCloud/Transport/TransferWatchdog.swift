@@ -60,7 +60,7 @@ final class TransferWatchdog: Sendable {
             group.addTask { try await operation() }
             group.addTask { [self] in
                 while !stalled {
-                    try await Task.sleep(for: min(idle / 4, .seconds(1)))
+                    try await Pause.sleep(for: min(idle / 4, .seconds(1)))
                 }
                 throw Stalled()
             }

@@ -40,16 +40,20 @@ extension ConvergenceRun {
 
     var upgradedModelPath: String { servers.folder.url.appendingPathComponent("Convergence-v2.json").path }
 
-    /// A `nimbus` process for a device, under its clock (faketime) when it has a skewed one.
+    /// libfaketime, loaded into `nimbus` itself rather than through the `faketime` wrapper,
+    /// which forks: a SIGKILL of the wrapper left its `nimbus` running unreaped.
+    static let fakeTimeLibrary = ["/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1",
+                                  "/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1"]
+        .first { FileManager.default.fileExists(atPath: $0) }
+
+    /// A `nimbus` process for a device, under its clock (libfaketime) when it has a skewed one.
     func nimbusProcess(_ arguments: [String], device: Int?) throws -> Process {
         let process = Process()
-        if let device, let offset = life.clocks[device] {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/faketime")
-            process.arguments = ["-f", offset, try SyncServer.executable] + arguments
-            process.environment = ProcessInfo.processInfo.environment.merging(["FAKETIME_DONT_FAKE_MONOTONIC": "1"]) { _, new in new }
-        } else {
-            process.executableURL = URL(fileURLWithPath: try SyncServer.executable)
-            process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: try SyncServer.executable)
+        process.arguments = arguments
+        if let device, let offset = life.clocks[device], let library = Self.fakeTimeLibrary {
+            process.environment = ProcessInfo.processInfo.environment.merging(
+                ["LD_PRELOAD": library, "FAKETIME": offset, "FAKETIME_DONT_FAKE_MONOTONIC": "1"]) { _, new in new }
         }
         return process
     }
@@ -76,7 +80,7 @@ extension ConvergenceRun {
             }
         }
         // A device's clock goes wrong for a few rounds, then is corrected.
-        if life.clocks.isEmpty, FileManager.default.isExecutableFile(atPath: "/usr/bin/faketime"),
+        if life.clocks.isEmpty, Self.fakeTimeLibrary != nil,
            Double.random(in: 0..<1, using: &random) < 0.2 {
             let device = editors.randomElement(using: &random)!
             let days = [-3, -1, 2, 4].randomElement(using: &random)!
