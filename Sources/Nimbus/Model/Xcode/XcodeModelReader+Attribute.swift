@@ -71,6 +71,7 @@ extension XcodeModelReader {
         attribute.allowsExternalBinaryDataStorage = try flag("allowsExternalBinaryDataStorage", of: element, owner: owner) ?? false
         attribute.preservesValueInHistoryOnDeletion = try flag("preserveAfterDeletion", of: element, owner: owner) ?? false
         attribute.valueTransformerName = element["valueTransformerName"]
+        attribute.customClassName = element["customClassName"].flatMap { $0.isEmpty ? nil : $0 }
         attribute.renamingIdentifier = renamingIdentifier(of: element)
         attribute.versionHashModifier = element["versionHashModifier"]
         attribute.isIndexedBySpotlight = try flag("spotlightIndexingEnabled", of: element, owner: owner) ?? false
@@ -90,7 +91,7 @@ extension XcodeModelReader {
             let expression = element["derivationExpression"].map { " (derivation `\($0)`)" } ?? ""
             note("\(owner): derived attribute\(expression) is not computed yet; it is kept as a plain stored attribute")
         }
-        if let className = element["customClassName"] {
+        if let className = element["customClassName"], ManagedCodeGenerator.archivedType(of: attribute) == nil {
             let transformer = attribute.valueTransformerName.map { "under the transformer name \($0)" }
                 ?? "and name it in valueTransformerName"
             note("\(owner): custom class \(className) is an Objective-C class name and is not used; register a Codable type with ValueTransformers \(transformer)")
