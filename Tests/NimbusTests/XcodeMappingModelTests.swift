@@ -57,4 +57,11 @@ struct XcodeMappingModelTests {
         JournalFixtures.registerPolicy()
         #expect(MigrationPolicies.policyType(named: name).map(ObjectIdentifier.init) == ObjectIdentifier(JournalFixtures.EntryMigrationPolicy.self))
     }
+
+    @Test("an Objective-C class name without a module finds a policy registered with its module")
+    func bareObjectiveCName() {
+        MigrationPolicies.register(JournalFixtures.EntryMigrationPolicy.self, as: "JournalApp.TagMergePolicy")
+        #expect(MigrationPolicies.policyType(named: "TagMergePolicy").map(ObjectIdentifier.init) == ObjectIdentifier(JournalFixtures.EntryMigrationPolicy.self))
+        #expect(MigrationPolicies.policyType(named: "NoSuchPolicy") == nil)
+    }
 }

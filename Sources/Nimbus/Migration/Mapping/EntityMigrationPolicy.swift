@@ -82,11 +82,17 @@ public enum MigrationPolicies {
     ///
     /// Xcode writes a Swift class as `Module.Type` or `$(PRODUCT_MODULE_NAME).Type`, and an
     /// `@objc` Swift class may appear by its runtime name (`_TtC5Notes10NotePolicy`); each
-    /// finds a type registered as `Type`.
+    /// finds a type registered as `Type`. A bare `Type` finds one registered as `Module.Type`
+    /// when no other module registered that type name.
     public static func policyType(named name: String) -> (any EntityMigrationPolicy.Type)? {
         let plain = demangled(name) ?? name
         return registry.withLock { registry in
-            registry[name] ?? registry[plain] ?? plain.split(separator: ".").last.flatMap { registry[String($0)] }
+            if let type = registry[name] ?? registry[plain] ?? plain.split(separator: ".").last.flatMap({ registry[String($0)] }) { return type }
+            // An Objective-C name without a module finds a type registered as `Module.Type`
+            // when only one module has a type of that name.
+            guard !plain.contains(".") else { return nil }
+            let matches = registry.filter { $0.key.split(separator: ".").last.map(String.init) == plain }
+            return matches.count == 1 ? matches.first!.value : nil
         }
     }
 
