@@ -33,12 +33,16 @@ struct StoreMigrateCommandTests {
         #expect(try cli.run(["store", "insert", "notes.sqlite", "Tag", "name=work"]).status == 0)
     }
 
-    @Test("--dry-run prints each stage and entity with row counts and changes nothing")
+    @Test("--dry-run prints each stage and entity with row counts, runs the plan on a copy, reports the real run's failure, and changes nothing")
     func dryRun() throws {
         try createVersion1()
         let before = try StoreCommandTests.contents(of: folder.appendingPathComponent("notes.sqlite").path)
         let output = try cli.run(["store", "migrate", "notes.sqlite", "--model", Self.package.path, "--mapping", Self.mapping.path, "--dry-run"])
-        #expect(output.status == 0, "\(output.stderr)")
+        // The real run fails on the custom policy this program lacks: so does the dry run.
+        #expect(output.status == 1, "\(output.stdout)")
+        #expect(output.stderr.contains("a trial run on a copy of the store fails"), "\(output.stderr)")
+        #expect(output.stderr.contains("no migration policy is registered as NotebookApp.NoteMigrationPolicy"), "\(output.stderr)")
+        #expect(!output.stderr.contains(".migration/"), "the copy's path is not shown: \(output.stderr)")
         let lines = output.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "stage 1/4: Notebook → Notebook 2 — lightweight")
         #expect(lines.contains("  Folder (copy): 2 rows"))
@@ -52,9 +56,16 @@ struct StoreMigrateCommandTests {
         #expect(lines.contains("stage 4/4: Notebook 4 → Notebook 5 — lightweight"))
         #expect(lines.contains("  Note (copy): up to 2 rows"), "a stage after the mapping's filter gives an upper bound")
         #expect(try StoreCommandTests.contents(of: folder.appendingPathComponent("notes.sqlite").path) == before)
-        let json = try #require(try cli.json(["store", "migrate", "notes.sqlite", "--model", Self.package.path, "--mapping", Self.mapping.path,
-                                               "--dry-run", "--json"]) as? [[String: Any]])
+        let jsonRun = try cli.run(["store", "migrate", "notes.sqlite", "--model", Self.package.path, "--mapping", Self.mapping.path, "--dry-run", "--json"])
+        #expect(jsonRun.status == 1)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(jsonRun.stdout.utf8)) as? [[String: Any]])
         #expect(json.map { $0["label"] as? String } == ["Notebook → Notebook 2", "Notebook 2 → Notebook 3", "Notebook 3 → Notebook 4", "Notebook 4 → Notebook 5"])
+        #expect(try StoreCommandTests.contents(of: folder.appendingPathComponent("notes.sqlite").path) == before)
+        // A plan that works says so after its preview.
+        let lightweight = try cli.run(["store", "migrate", "notes.sqlite", "--model", Self.package.appendingPathComponent("Notebook 2.xcdatamodel").path, "--dry-run"])
+        #expect(lightweight.status == 0, "\(lightweight.stderr)")
+        #expect(lightweight.stdout.contains("a trial run on a copy of the store succeeded"), "\(lightweight.stdout)")
+        #expect(try StoreCommandTests.contents(of: folder.appendingPathComponent("notes.sqlite").path) == before)
     }
 
     @Test("a lightweight migrate moves the store; a mapping whose policy this program lacks is refused and changes nothing")

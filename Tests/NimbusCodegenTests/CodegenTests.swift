@@ -110,6 +110,7 @@ struct CodegenTests {
 
     @Test("extensions generated for a JSON model work with the classes declared by hand")
     func generatedExtensions() throws {
+        ArchiveTransformers.register("ColorTransformer", allowedClasses: ["UIColor"])
         let model = try ManagedObjectModel(contentsOf: CodegenFixtures.libraryModel).withClasses(["Author": Author.self, "Book": Book.self])
         let folder = try TemporaryDirectory()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
@@ -124,12 +125,17 @@ struct CodegenTests {
             book.pages = 387
             book.isbn = UUID()
             book.author = author
+            // Transformables kept as keyed archives get typed properties from their class.
+            book.keywords = ["anarchy", "physics"]
+            book.tint = ArchivedColor(red: 0.1, green: 0.2, blue: 0.3)
             #expect(author.books == [book])
             try context.save()
             context.reset()
             let long = try FetchRequest<Book>(entityName: "Book", predicate: #Predicate<Book> { $0.pages > 300 }).execute()
             #expect(long.map(\.title) == ["The Dispossessed"])
             #expect(long.first?.author?.displayName == "Ursula")
+            #expect(long.first?.keywords == ["anarchy", "physics"])
+            #expect(long.first?.tint == ArchivedColor(red: 0.1, green: 0.2, blue: 0.3))
         }
     }
 }

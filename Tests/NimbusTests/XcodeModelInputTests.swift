@@ -154,7 +154,6 @@ struct XcodeModelInputTests {
         #expect(model.unsupportedFeatures == [
             "Widget: <entity> setting futureXcodeFlag=\"YES\" is not understood; it was ignored",
             "Widget.label: <attribute> setting someUnknownKey=\"42\" is not understood; it was ignored",
-            "Widget.payload: value transformer NSSecureUnarchiveFromDataTransformer stores keyed archives, which Nimbus cannot decode; register a Codable type under that name (values are stored as JSON)",
             "Widget.scratch: transient attribute of Undefined type is not supported yet; the attribute was left out",
             "Widget.blob: a default value for a Binary attribute is not supported; it was ignored",
             "Widget: element <futureElement> something is not understood; it was left out",

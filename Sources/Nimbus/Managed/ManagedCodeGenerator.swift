@@ -19,8 +19,10 @@ import Foundation
 /// }
 /// ```
 ///
-/// Transformable attributes are left out with a comment naming them: the model does not say
-/// which Swift type they hold. Declare each with your `Codable` type conforming to
+/// Transformable attributes whose class Xcode names (`customClassName`) is a Foundation
+/// value, a color or an attributed string become typed properties over their keyed archives
+/// (`[String]`, `[String: Any]`, ``ArchivedColor``, ``ArchivedAttributedString``). Others are
+/// left out with a comment naming them: declare each with your `Codable` type conforming to
 /// ``ManagedTransformable``, or read it with `value(forKey:)`.
 public struct ManagedCodeGenerator: Sendable {
     /// What the generated files declare.
@@ -88,6 +90,7 @@ public struct ManagedCodeGenerator: Sendable {
     }
 
     private func attributeLines(_ attribute: AttributeDescription, _ entity: EntityDescription) -> [String] {
+        if let archived = Self.archivedType(of: attribute) { return Self.archivedLines(attribute, type: archived) }
         guard let type = Self.swiftType(attribute.type) else {
             return ["    // \(attribute.name): a \(attribute.type.rawValue) attribute: declare it with your Codable type (ManagedTransformable), or use value(forKey: \"\(attribute.name)\")"]
         }
@@ -132,6 +135,10 @@ public struct ManagedCodeGenerator: Sendable {
         let name = Self.className(of: entity)
         var lines = [Self.header, "extension \(name) {"]
         for attribute in entity.declaredAttributes.sorted(by: { $0.name < $1.name }) {
+            if let archived = Self.archivedType(of: attribute) {
+                lines += Self.archivedLines(attribute, type: archived)
+                continue
+            }
             guard let type = Self.swiftType(attribute.type) else {
                 lines.append("    // \(attribute.name): a \(attribute.type.rawValue) attribute: declare it with your Codable type (ManagedTransformable), or use value(forKey: \"\(attribute.name)\")")
                 continue

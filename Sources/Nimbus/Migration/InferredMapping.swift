@@ -5,8 +5,8 @@ import Foundation
 /// `renamingIdentifier`; added attributes take their default (or nil); removed ones are
 /// dropped; numeric types widen (``canConvert(_:to:)``); an attribute that becomes
 /// required takes its default where the store holds nil; to-one and to-many relationships
-/// may trade places. Other type changes, attribute <-> relationship, and a new required
-/// attribute without a default cannot be inferred.
+/// may trade places. Other type changes and attribute <-> relationship cannot be inferred;
+/// a new required attribute without a default can, over an entity without rows.
 struct InferredMapping {
     /// New entity name for each old entity name that survives.
     var entities: [String: String] = [:]
@@ -45,9 +45,8 @@ struct InferredMapping {
             for property in entity.properties where !property.isTransient {
                 let candidates = [property.name] + [property.attribute?.renamingIdentifier ?? property.relationship?.renamingIdentifier].compactMap { $0 }
                 guard let oldProperty = candidates.lazy.compactMap({ old.property(named: $0) }).first, !oldProperty.isTransient else {
-                    if let attribute = property.attribute, !attribute.isOptional, attribute.defaultValue == nil {
-                        problems.append("\(entity.name).\(attribute.name) is new and required but has no default value")
-                    }
+                    // A new required attribute without a default fails only when the entity
+                    // has rows to fill, as in Core Data (checked as the migration runs).
                     continue
                 }
                 switch (property, oldProperty) {

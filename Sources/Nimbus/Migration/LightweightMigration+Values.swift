@@ -36,12 +36,15 @@ extension LightweightMigration {
     /// (an optional attribute that became required without a default, over rows that hold
     /// none), naming the attribute and how many objects lack it.
     static func checkRequiredValues(_ db: Database, table: String, entity: EntityDescription,
-                                    mapping: StoreSchema.EntityMapping) throws {
+                                    mapping: StoreSchema.EntityMapping, added: Set<String> = []) throws {
         for (index, property) in entity.properties.enumerated() {
             guard let attribute = property.attribute, !attribute.isOptional, !attribute.isTransient,
                   case let .column(column) = mapping.storage[index] else { continue }
             let missing = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ? AND \(column.quotedDatabaseIdentifier) IS NULL",
                                            arguments: [entity.entityNumber]) ?? 0
+            if missing > 0, added.contains(attribute.name) {
+                throw NimbusError(.modelMismatch, "\(entity.name).\(attribute.name) is new and required and has no default value, and the store holds \(missing) \(entity.name) object(s) to fill; give it a default value, or migrate with a mapping model that computes it")
+            }
             if missing > 0 {
                 throw NimbusError(.modelMismatch, "\(entity.name).\(attribute.name) is required in the new model but \(missing) object(s) have no value and it has no default value; give it a default value, or migrate with a mapping model that computes it")
             }

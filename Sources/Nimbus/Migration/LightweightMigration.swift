@@ -71,7 +71,8 @@ enum LightweightMigration {
                     INSERT INTO \(("NIMBUS_MIGRATING_" + table.name).quotedDatabaseIdentifier) (\(targets.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
                     SELECT \(values.joined(separator: ", ")) FROM \(oldTable.quotedDatabaseIdentifier) WHERE Z_ENT = \(old.entityNumber)
                     """)
-                try checkRequiredValues(db, table: "NIMBUS_MIGRATING_" + table.name, entity: entity, mapping: newMapping)
+                let added = Set(entity.properties.map(\.name)).subtracting((mapping.properties[entity.name] ?? [:]).keys)
+                try checkRequiredValues(db, table: "NIMBUS_MIGRATING_" + table.name, entity: entity, mapping: newMapping, added: added)
             }
         }
         // Join tables: copy rows of surviving many-to-many relationships.

@@ -36,6 +36,10 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     public var preservesValueInHistoryOnDeletion: Bool
     /// For transformable attributes: the name a `Codable` type is registered under.
     public var valueTransformerName: String?
+    /// For transformable attributes: the class Xcode records (`customClassName`: `NSArray`,
+    /// `[String]`, `UIColor`, …), which `nimbus codegen` types the property by. Does not
+    /// change the version hash.
+    public var customClassName: String?
     /// The attribute's previous name, for lightweight migration.
     public var renamingIdentifier: String?
     /// Changes the version hash without changing the schema.
@@ -135,7 +139,7 @@ extension AttributeDescription {
     enum CodingKeys: String, CodingKey {
         case name, type, isOptional, isTransient, defaultValue, minValue, maxValue, minLength, maxLength
         case regularExpression, allowsExternalBinaryDataStorage, preservesValueInHistoryOnDeletion
-        case valueTransformerName, renamingIdentifier, versionHashModifier, userInfo, isIndexedBySpotlight
+        case valueTransformerName, renamingIdentifier, versionHashModifier, userInfo, isIndexedBySpotlight, customClassName
     }
 
     /// Decodes an attribute; only `name` and `type` are required.
@@ -157,6 +161,7 @@ extension AttributeDescription {
         versionHashModifier = try c.decodeIfPresent(String.self, forKey: .versionHashModifier)
         userInfo = try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:]
         isIndexedBySpotlight = try c.decodeIfPresent(Bool.self, forKey: .isIndexedBySpotlight) ?? false
+        customClassName = try c.decodeIfPresent(String.self, forKey: .customClassName)
     }
 
     /// Encodes an attribute; `isIndexedBySpotlight` only when set, so models without search
@@ -180,6 +185,7 @@ extension AttributeDescription {
         try c.encodeIfPresent(versionHashModifier, forKey: .versionHashModifier)
         try c.encode(userInfo, forKey: .userInfo)
         if isIndexedBySpotlight { try c.encode(true, forKey: .isIndexedBySpotlight) }
+        try c.encodeIfPresent(customClassName, forKey: .customClassName)
     }
 }
 

@@ -60,14 +60,26 @@ public enum ValueTransformers {
 
     static func encode(_ value: Any, transformerName: String?) throws -> Data {
         guard let name = transformerName, let coder = registry.withLock({ $0[name] }) else {
+            // Data is kept as given (already encoded bytes).
             if let data = value as? Data { return data }
+            // Keyed archives (``ArchiveTransformers``), within the transformer's classes.
+            if case let .some(allowed) = ArchiveTransformers.allowedClasses(for: transformerName) {
+                let archive = try KeyedArchiver.archive(value)
+                _ = try ArchiveTransformers.decode(archive, allowed: allowed)
+                return archive
+            }
             throw NimbusError(.typeMismatch, "no Codable type is registered for transformer \(transformerName ?? "(none)"); call ValueTransformers.register(_:as:)")
         }
         return try coder.encode(value)
     }
 
     static func decode(_ data: Data, transformerName: String?) throws -> Any {
-        guard let name = transformerName, let coder = registry.withLock({ $0[name] }) else { return data }
+        guard let name = transformerName, let coder = registry.withLock({ $0[name] }) else {
+            if data.starts(with: Array("bplist00".utf8)), case let .some(allowed) = ArchiveTransformers.allowedClasses(for: transformerName) {
+                return try ArchiveTransformers.decode(data, allowed: allowed) ?? NSNull()
+            }
+            return data
+        }
         return try coder.decode(data)
     }
 }

@@ -57,7 +57,8 @@ enum PredicateConstants {
         case let ("NSNumber", .date(d)): return .double(d.timeIntervalSinceReferenceDate)
         case let ("NSNumber", .string(s)):
             if let v = Int64(s) { return .integer(v) }
-            return Double(s).flatMap { $0.isFinite ? .double($0) : nil }
+            // "inf", "-inf" and "nan" too: what the formatter writes for them.
+            return Double(s).map(PropertyValue.double)
         case let ("NSDecimalNumber", .string(s)): return Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")).map(PropertyValue.decimal)
         case let ("NSDecimalNumber", .integer(v)): return .decimal(Decimal(v))
         case let ("NSDecimalNumber", .double(v)): return .decimal(Decimal(v))

@@ -300,6 +300,24 @@ extension PredicateParser {
         guard case let .constant(constant) = value else {
             throw error("CAST converts constants only", at: valueToken)
         }
+        if type == "NSManagedObjectID" {
+            // An object by its URI: what the formatter writes for an object ID.
+            let text: String? = switch constant {
+            case let .string(s): s
+            case let .url(u): u.absoluteString
+            default: nil
+            }
+            guard let text, let uri = URL(string: text), uri.scheme == "x-coredata" else {
+                throw error("CAST to NSManagedObjectID takes an object's URI (x-coredata://<store>/<Entity>/p<key>)", at: valueToken)
+            }
+            guard let objectIDs else {
+                throw error("CAST(\"\(text)\", \"NSManagedObjectID\") names an object of a store: parse it with the store's coordinator (QueryPredicate(format:argumentArray:coordinator:)) or pass the object as a %@ argument", at: valueToken)
+            }
+            guard let id = objectIDs(uri) else {
+                throw error("no object \(text) in the coordinator's stores (unknown store or entity)", at: valueToken)
+            }
+            return .constant(.object(id))
+        }
         guard let converted = PredicateConstants.cast(constant, to: type) else {
             throw error("cannot CAST \(PredicateFormatter.format(value)) to \(type)", at: typeToken)
         }

@@ -18,6 +18,9 @@ struct PredicateParser {
     var backtracks = 0
     /// Token positions where a parenthesized predicate failed to parse (it never will).
     var failedPredicateStarts: Set<Int> = []
+    /// Resolves `CAST("x-coredata://…", "NSManagedObjectID")` to an object ID (a
+    /// coordinator's stores); without it such a CAST is refused.
+    var objectIDs: (@Sendable (URL) -> ManagedObjectID?)?
     static let maximumNesting = 100
     static let maximumBacktracks = 5_000
 

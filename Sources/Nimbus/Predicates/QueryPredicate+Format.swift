@@ -41,6 +41,24 @@ extension QueryPredicate {
         self = try parser.parsePredicate()
     }
 
+    /// Parses a predicate that may name objects by URI, as ``predicateFormat`` writes
+    /// them: `CAST("x-coredata://<store>/<Entity>/p<key>", "NSManagedObjectID")` is the
+    /// object of the coordinator's store.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let p = try QueryPredicate(format: "author == CAST('\(uri)', 'NSManagedObjectID')", argumentArray: [], coordinator: coordinator)
+    /// ```
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/invalidPredicate`` for a malformed format
+    ///   or a URI that names no store or entity of the coordinator.
+    public init(format: String, argumentArray: [Any?], coordinator: PersistentStoreCoordinator) throws {
+        var parser = try PredicateParser(format: format, arguments: argumentArray)
+        parser.objectIDs = { uri in coordinator.managedObjectID(forURIRepresentation: uri) }
+        self = try parser.parsePredicate()
+    }
+
     /// The predicate in format syntax; parsing it gives back an equal predicate.
     ///
     /// For example:

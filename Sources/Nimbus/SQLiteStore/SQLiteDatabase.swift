@@ -181,7 +181,8 @@ final class SQLiteDatabase: @unchecked Sendable {
                 try LightweightMigration.migrate(db, from: source, to: model, identifier: existing.identifier, description: description)
             }
         } catch let error as NimbusError {
-            throw NimbusError(.modelMismatch, mismatch.message + "; " + error.message)
+            // The cause first; the differences that called for the migration after it.
+            throw NimbusError(.modelMismatch, error.message + " (" + mismatch.message + ")", underlying: error)
         } catch let error as DatabaseError {
             throw NimbusError.from(error, path: path)
         }

@@ -22,6 +22,12 @@ enum DeviceMigration {
             if dryRun {
                 let previews = try plan.preview(storeAt: store)
                 report("\(store.path): \(previews.isEmpty ? "already at the model's current version" : previews.map(\.label).joined(separator: ", "))")
+                // The real plan on a copy (decision 0060): the dry run's answer is the real run's.
+                do {
+                    try plan.rehearseMigration(ofStoreAt: store)
+                } catch let error as NimbusError {
+                    throw CLIError("the device's store \(store.path) would not migrate (a trial run on a copy failed): \(error.message); nothing was changed")
+                }
                 continue
             }
             do {

@@ -11,6 +11,8 @@ extension StoreCommand {
         @Argument(help: "The store file.") var store: String
         @Argument(help: "The entity name.") var entity: String
         @Option(help: "Which objects to delete; use TRUEPREDICATE for all.") var predicate: String
+        @Option(name: .customLong("arg"), help: "A value for the predicate's next %@, in order: uri:x-coredata://… (an object), string:, int:, double:, bool:, date: (ISO 8601), uuid:, or nil.")
+        var arguments: [String] = []
         @Option(help: "The author recorded in persistent history (default nimbus-cli).") var author: String?
         @Flag(help: "Print the result as JSON.") var json = false
 
@@ -18,7 +20,7 @@ extension StoreCommand {
             try reportingErrors {
                 let session = try StoreSession(path: store, author: author)
                 var request = FetchRequest<ManagedObject>(entityName: entity)
-                request.predicate = try StoreSession.predicate(predicate)
+                request.predicate = try session.predicate(predicate, arguments: arguments)
                 let deleted = try session.context.performAndWait { () throws -> [String] in
                     let objects = try session.context.fetch(request)
                     for object in objects { session.context.delete(object) }

@@ -15,6 +15,8 @@ extension StoreCommand {
         @Argument(help: "The store file.") var store: String
         @Argument(help: "The entity name.") var entity: String
         @Option(help: "A predicate in Core Data's format, e.g. \"age > 30 AND name BEGINSWITH[c] 'a'\".") var predicate: String?
+        @Option(name: .customLong("arg"), help: "A value for the predicate's next %@, in order: uri:x-coredata://… (an object), string:, int:, double:, bool:, date: (ISO 8601), uuid:, or nil.")
+        var arguments: [String] = []
         @Option(help: "Sort by KEY, KEY:desc or KEY:asc; repeat for more keys. With --group-by and --count, `count` sorts by group size.") var sort: [String] = []
         @Option(help: "The most objects to return.") var limit: Int?
         @Option(help: "How many objects to skip.") var offset: Int?
@@ -27,7 +29,7 @@ extension StoreCommand {
             try reportingErrors {
                 let session = try StoreSession(path: store, readOnly: true)
                 var request = FetchRequest<ManagedObject>(entityName: entity)
-                request.predicate = try StoreSession.predicate(predicate)
+                request.predicate = try session.predicate(predicate, arguments: arguments)
                 request.sortDescriptors = try sort.map(Self.sortDescriptor)
                 if let limit {
                     guard limit >= 0 else { throw CLIError("--limit must be 0 or more") }

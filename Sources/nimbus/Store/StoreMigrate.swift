@@ -17,7 +17,7 @@ extension StoreCommand {
         @Option(help: "The new model: .xcdatamodeld, .xcdatamodel, or .json.") var model: String
         @Option(name: .customLong("mapping"), help: "An Xcode mapping model (.xcmappingmodel) for one step; repeat for several.")
         var mappings: [String] = []
-        @Flag(help: "Print what would happen per entity, with row counts, and change nothing.") var dryRun = false
+        @Flag(help: "Print what would happen per entity, with row counts, then run the migration on a copy and report its failure, if any; the store is not changed.") var dryRun = false
         @Flag(help: "Print the result as JSON.") var json = false
 
         func run() throws {
@@ -43,6 +43,15 @@ extension StoreCommand {
                     } else {
                         for (index, preview) in previews.enumerated() { Self.printPreview(preview, index: index, count: previews.count) }
                     }
+                    // The real plan on a copy: its answer is the real run's answer.
+                    do {
+                        try plan.rehearseMigration(ofStoreAt: url)
+                    } catch let error as NimbusError {
+                        var failure = NimbusError(error.code, "a trial run on a copy of the store fails, so the migration would fail: \(error.message)", underlying: error)
+                        failure.validationFailures = error.validationFailures
+                        throw failure
+                    }
+                    if !json && !previews.isEmpty { print("a trial run on a copy of the store succeeded; the store was not changed") }
                     return
                 }
                 let quiet = json

@@ -15,6 +15,8 @@ extension StoreCommand {
         @Argument(help: "The store file or device folder.") var store: String
         @Argument(help: "The entity name.") var entity: String
         @Option(help: "Which objects to edit; use TRUEPREDICATE for all.") var predicate: String
+        @Option(name: .customLong("arg"), help: "A value for the predicate's next %@, in order: uri:x-coredata://… (an object), string:, int:, double:, bool:, date: (ISO 8601), uuid:, or nil.")
+        var arguments: [String] = []
         @Argument(help: "key=value assignments.") var values: [String] = []
         @Option(help: "The author recorded in persistent history (default nimbus-cli).") var author: String?
         @Flag(help: "Print the edited objects as JSON.") var json = false
@@ -25,7 +27,7 @@ extension StoreCommand {
                 let assignments = try ValueParsing.assignments(values)
                 guard !assignments.isEmpty else { throw CLIError("give at least one key=value to set") }
                 var request = FetchRequest<ManagedObject>(entityName: entity)
-                request.predicate = try StoreSession.predicate(predicate)
+                request.predicate = try session.predicate(predicate, arguments: arguments)
                 let edited = try session.context.performAndWait { () throws -> [[String: Any]] in
                     let objects = try session.context.fetch(request)
                     for object in objects { try ValueParsing.apply(assignments, to: object, session: session) }

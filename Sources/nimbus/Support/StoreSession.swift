@@ -44,9 +44,46 @@ struct StoreSession {
         context.transactionAuthor = author ?? "nimbus-cli"
     }
 
-    /// Parses a predicate given on the command line.
-    static func predicate(_ format: String?) throws -> QueryPredicate? {
-        guard let format else { return nil }
-        return try QueryPredicate(format: format)
+    /// Parses a predicate given on the command line. Objects are named by URI: as `%@`
+    /// arguments (`--arg uri:x-coredata://…`), or in the format as
+    /// `CAST("x-coredata://…", "NSManagedObjectID")`.
+    func predicate(_ format: String?, arguments: [String] = []) throws -> QueryPredicate? {
+        guard let format else {
+            guard arguments.isEmpty else { throw CLIError("--arg is given without --predicate") }
+            return nil
+        }
+        return try QueryPredicate(format: format, argumentArray: try arguments.map(argument), coordinator: coordinator)
+    }
+
+    /// One `--arg TYPE:VALUE`: `uri:` (an object), `string:`, `int:`, `double:`, `bool:`,
+    /// `date:` (ISO 8601), `uuid:`, `nil`.
+    func argument(_ text: String) throws -> Any? {
+        if text == "nil" { return nil }
+        guard let colon = text.firstIndex(of: ":") else {
+            throw CLIError("--arg \(text): expected TYPE:VALUE, with TYPE one of uri, string, int, double, bool, date, uuid (or nil)")
+        }
+        let type = String(text[..<colon]), value = String(text[text.index(after: colon)...])
+        func bad() -> CLIError { CLIError("--arg \(text): \"\(value)\" is not a \(type)") }
+        switch type {
+        case "uri":
+            guard let url = URL(string: value), url.scheme == "x-coredata" else { throw bad() }
+            guard let id = coordinator.managedObjectID(forURIRepresentation: url) else {
+                throw CLIError("--arg \(text): no object of this store has that URI (its store identifier or entity is not this store's)")
+            }
+            return id
+        case "string": return value
+        case "int": guard let v = Int64(value) else { throw bad() }; return v
+        case "double": guard let v = Double(value) else { throw bad() }; return v
+        case "bool":
+            switch value.lowercased() {
+            case "true", "yes", "1": return true
+            case "false", "no", "0": return false
+            default: throw bad()
+            }
+        case "date": guard let v = ISO8601DateFormatter().date(from: value) else { throw bad() }; return v
+        case "uuid": guard let v = UUID(uuidString: value) else { throw bad() }; return v
+        default:
+            throw CLIError("--arg \(text): unknown type \(type); use uri, string, int, double, bool, date, uuid (or nil)")
+        }
     }
 }

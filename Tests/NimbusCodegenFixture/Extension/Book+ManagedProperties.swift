@@ -8,9 +8,19 @@ extension Book {
         get { managedValue(forKey: "isbn") }
         set { setManagedValue(newValue, forKey: "isbn") }
     }
+    /// A transformable (NSSecureUnarchiveFromData, [String]): a keyed archive.
+    public var keywords: [String]? {
+        get { value(forKey: "keywords") as? [String] }
+        set { setValue(newValue, forKey: "keywords") }
+    }
     public var pages: Int32 {
         get { managedValue(forKey: "pages") }
         set { setManagedValue(newValue, forKey: "pages") }
+    }
+    /// A transformable (ColorTransformer, UIColor): a keyed archive.
+    public var tint: ArchivedColor? {
+        get { value(forKey: "tint") as? ArchivedColor }
+        set { setValue(newValue, forKey: "tint") }
     }
     public var title: String? {
         get { managedValue(forKey: "title") }

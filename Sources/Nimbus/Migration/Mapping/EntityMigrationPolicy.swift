@@ -79,9 +79,36 @@ public enum MigrationPolicies {
     }
 
     /// The type registered under a name (or, for `Module.Type`, under `Type`).
+    ///
+    /// Xcode writes a Swift class as `Module.Type` or `$(PRODUCT_MODULE_NAME).Type`, and an
+    /// `@objc` Swift class may appear by its runtime name (`_TtC5Notes10NotePolicy`); each
+    /// finds a type registered as `Type`. A bare `Type` finds one registered as `Module.Type`
+    /// when no other module registered that type name.
     public static func policyType(named name: String) -> (any EntityMigrationPolicy.Type)? {
-        registry.withLock { registry in
-            registry[name] ?? name.split(separator: ".").last.flatMap { registry[String($0)] }
+        let plain = demangled(name) ?? name
+        return registry.withLock { registry in
+            if let type = registry[name] ?? registry[plain] ?? plain.split(separator: ".").last.flatMap({ registry[String($0)] }) { return type }
+            // An Objective-C name without a module finds a type registered as `Module.Type`
+            // when only one module has a type of that name.
+            guard !plain.contains(".") else { return nil }
+            let matches = registry.filter { $0.key.split(separator: ".").last.map(String.init) == plain }
+            return matches.count == 1 ? matches.first!.value : nil
         }
+    }
+
+    /// `Module.Type` for a Swift class's runtime name `_TtC<length><Module><length><Type>`.
+    static func demangled(_ name: String) -> String? {
+        guard name.hasPrefix("_TtC") else { return nil }
+        var rest = Substring(name.dropFirst(4))
+        var parts: [String] = []
+        while !rest.isEmpty {
+            let digits = rest.prefix { $0.isNumber }
+            guard let length = Int(digits), length > 0 else { return nil }
+            rest = rest.dropFirst(digits.count)
+            guard rest.count >= length else { return nil }
+            parts.append(String(rest.prefix(length)))
+            rest = rest.dropFirst(length)
+        }
+        return parts.count >= 2 ? parts.joined(separator: ".") : nil
     }
 }

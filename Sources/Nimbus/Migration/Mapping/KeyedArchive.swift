@@ -4,8 +4,8 @@ import Foundation
 /// expressions (`NSExpression`), a mapping's user info (`NSDictionary`), and a custom
 /// source fetch. Only the classes those hold are understood.
 struct KeyedArchive {
-    private let objects: [BinaryPropertyList.Value]
-    private let root: Int
+    let objects: [BinaryPropertyList.Value]
+    let root: Int
 
     /// Opens an archive (binary property list).
     init(_ data: Data) throws {
@@ -18,19 +18,19 @@ struct KeyedArchive {
         self.root = root
     }
 
-    private func object(_ uid: Int) throws -> BinaryPropertyList.Value {
+    func object(_ uid: Int) throws -> BinaryPropertyList.Value {
         guard objects.indices.contains(uid) else { throw NimbusError(.invalidArgument, "a keyed archive refers to object \(uid), which it does not hold") }
         return objects[uid]
     }
 
-    private func resolve(_ value: BinaryPropertyList.Value?) throws -> BinaryPropertyList.Value? {
+    func resolve(_ value: BinaryPropertyList.Value?) throws -> BinaryPropertyList.Value? {
         guard let value else { return nil }
         if case let .uid(uid) = value { return try resolve(try object(uid)) }
         if case .string("$null") = value { return nil }
         return value
     }
 
-    private func className(_ fields: [String: BinaryPropertyList.Value]) throws -> String {
+    func className(_ fields: [String: BinaryPropertyList.Value]) throws -> String {
         guard case let .dictionary(info)? = try resolve(fields["$class"]), case let .string(name)? = info["$classname"] else { return "" }
         return name
     }

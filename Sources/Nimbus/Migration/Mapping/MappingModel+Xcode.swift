@@ -104,14 +104,17 @@ struct MappingModelReader {
         }
         let name = object.attributes["name"].flatMap { $0.isEmpty ? nil : $0 }
         let mappingName = name ?? EntityMapping.defaultName(source: source, destination: destination)
+        // Xcode keeps most property mappings as a bare name under an entity mapping that
+        // generates their expressions, and fills in `$source.<name>` when it compiles.
+        let generates = Self.isTrue(object.attributes["autogenerateexpression"])
         func properties(_ key: String, relationship: Bool) throws -> [PropertyMapping] {
             try (object.references[key] ?? []).compactMap { objects[$0] }.compactMap { property in
-                try propertyMapping(property, relationship: relationship, mapping: mappingName)
+                try propertyMapping(property, relationship: relationship, mapping: mappingName, generated: generates)
             }
         }
         var predicate = object.attributes["sourcefilterpredicatestring"].flatMap { $0.isEmpty ? nil : $0 }
         if predicate == "TRUEPREDICATE" { predicate = nil }
-        if object.attributes["autogenerateexpression"] == "0",
+        if let flag = object.attributes["autogenerateexpression"], !Self.isTrue(flag),
            let data = object.attributes["sourceexpressiondata"].flatMap({ Data(base64Encoded: $0, options: .ignoreUnknownCharacters) }) {
             throw invalid("entity mapping \(mappingName) has a custom source fetch expression (\(data.count) bytes), which Nimbus cannot run; use a filter predicate instead", at: object.element)
         }
@@ -122,9 +125,22 @@ struct MappingModelReader {
                              userInfo: userInfo)
     }
 
-    private func propertyMapping(_ object: Object, relationship: Bool, mapping: String) throws -> PropertyMapping? {
+    /// A Core Data XML store's Boolean: `1` or `YES` (and `true`).
+    static func isTrue(_ text: String?) -> Bool {
+        guard let text = text?.uppercased() else { return false }
+        return text == "1" || text == "YES" || text == "TRUE"
+    }
+
+    /// One property mapping. `generated` is the entity mapping's `autogenerateexpression`:
+    /// a property mapping that writes no expression of its own then takes the source's
+    /// property of its name (or, for a relationship, the destination objects of the source's
+    /// related objects), as Xcode's compiled mapping models do.
+    private func propertyMapping(_ object: Object, relationship: Bool, mapping: String, generated: Bool) throws -> PropertyMapping? {
         guard let name = object.attributes["name"] ?? object.attributes["destinationname"], !name.isEmpty else { return nil }
-        let automatic = object.attributes["autogenerateexpression"] == "1" || object.attributes["autogenerateexpression"]?.uppercased() == "YES"
+        let written = object.attributes["valueexpressiondata"].map { !$0.isEmpty } == true
+            || (object.attributes["valueexpressionstring"] ?? object.attributes["valueexpression"]).map { !$0.isEmpty } == true
+        let automatic = Self.isTrue(object.attributes["autogenerateexpression"])
+            || (generated && !written && object.attributes["autogenerateexpression"] == nil)
         if !automatic, let text = object.attributes["valueexpressiondata"], !text.isEmpty {
             guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
                 throw invalid("\(mapping).\(name): valueexpressiondata is not base64", at: object.element)

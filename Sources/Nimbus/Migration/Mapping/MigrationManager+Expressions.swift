@@ -31,12 +31,18 @@ extension MigrationManager {
             case nil:
                 return try Self.builtin(selector, values, in: expression)
             case .keyPath("manager", [])?:
-                guard selector == "destinationInstancesForEntityMappingNamed:sourceInstances:", values.count == 2 else {
-                    throw NimbusError(.migrationFailed, "\(mapping.name): the migration manager has no function \(selector) (in \(expression))")
-                }
-                return relatedDestinations(mappingName: values[0] as? String, sources: values[1], mapping: mapping)
+                if let result = try managerFunction(selector, values, mapping: mapping) { return result.value }
+                throw NimbusError(.migrationFailed, "\(mapping.name): the migration manager has no function \(selector) (in \(expression))")
             case .keyPath("entityPolicy", [])?:
-                return try policyFunction(selector, values, mapping: mapping)
+                // The manager's lookups answer through the policy too (its default
+                // implementation asks the manager), unless a custom policy says otherwise.
+                if mapping.migrationPolicyName == nil, let result = try managerFunction(selector, values, mapping: mapping) { return result.value }
+                do {
+                    return try policyFunction(selector, values, mapping: mapping)
+                } catch let error as NimbusError where error.message.contains("has no function") {
+                    if let result = try managerFunction(selector, values, mapping: mapping) { return result.value }
+                    throw error
+                }
             case let receiver?:
                 let target = try evaluate(receiver, source: source, destination: destination, mapping: mapping)
                 return try MappingFunctions.call(selector, on: target, values, in: expression)
@@ -48,6 +54,38 @@ extension MigrationManager {
             let value = try PredicateEvaluator().value(substituted, on: .value(.null))
             guard case let .value(result) = value else { return nil }
             return result.anyValue
+        }
+    }
+
+    /// The migration manager's functions a value expression may call: the destination
+    /// objects of source objects by entity mapping (`destinationInstancesForEntityMappingNamed:sourceInstances:`)
+    /// or by the source relationship they came through (`destinationInstancesForSourceRelationshipNamed:sourceInstances:`,
+    /// the expression Xcode writes for a relationship), and the reverse lookup. Nil for
+    /// any other selector.
+    private func managerFunction(_ selector: String, _ values: [Any?], mapping: EntityMapping) throws -> ManagerAnswer? {
+        guard values.count == 2 else { return nil }
+        switch selector {
+        case "destinationInstancesForEntityMappingNamed:sourceInstances:":
+            return ManagerAnswer(value: relatedDestinations(mappingName: values[0] as? String, sources: values[1], mapping: mapping))
+        case "destinationInstancesForSourceRelationshipNamed:sourceInstances:":
+            // The mapping that carries the relationship's destination entity over.
+            let relationship = (values[0] as? String).flatMap { name in
+                mapping.sourceEntityName.flatMap { sourceModel.entitiesByName[$0]?.property(named: name)?.relationship }
+            }
+            let through = relationship.flatMap { relationship in
+                mappingModel.entityMappings.first { $0.sourceEntityName == relationship.destinationEntityName && $0.kind != .remove }?.name
+            }
+            return ManagerAnswer(value: relatedDestinations(mappingName: through, sources: values[1], mapping: mapping))
+        case "sourceInstancesForEntityMappingNamed:destinationInstances:":
+            let objects: [ManagedObject] = switch values[1] {
+            case let one as ManagedObject: [one]
+            case let many as Set<ManagedObject>: many.sorted { $0.objectID < $1.objectID }
+            case let many as [ManagedObject]: many
+            default: []
+            }
+            return ManagerAnswer(value: sourceInstances(forEntityMappingNamed: values[0] as? String, destinationInstances: objects))
+        default:
+            return nil
         }
     }
 
@@ -136,4 +174,9 @@ extension MigrationManager {
         guard case let .value(result) = try PredicateEvaluator().value(.function(selector, arguments), on: .value(.null)) else { return nil }
         return result.anyValue
     }
+}
+
+/// A manager function's answer (which may itself be nil).
+struct ManagerAnswer {
+    var value: Any?
 }

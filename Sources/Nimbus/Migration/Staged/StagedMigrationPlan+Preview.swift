@@ -50,11 +50,18 @@ extension StagedMigrationPlan {
                     if let predicate = entityMapping.sourcePredicate, position == 0, let name = entityMapping.sourceEntityName {
                         migrated = try Self.count(at: url, model: stage.sourceModel, entity: name, predicate: predicate)
                     }
+                    let sourceEntity = entityMapping.sourceEntityName.flatMap { stage.sourceModel.entitiesByName[$0] }
                     var details = (entityMapping.attributeMappings + entityMapping.relationshipMappings).map { property in
-                        "\(property.name) = \(property.valueExpression?.description ?? "default")"
+                        let line = "\(property.name) = \(property.valueExpression?.description ?? "default")"
+                        // A property the source has, left at its default, loses its values.
+                        guard property.valueExpression == nil, sourceEntity?.property(named: property.name) != nil else { return line }
+                        return line + " (warning: the source's \(property.name) is not carried over)"
                     }
                     if let predicate = entityMapping.sourcePredicate { details.insert("only objects where \(predicate)", at: 0) }
-                    if let policy = entityMapping.migrationPolicyName { details.insert("custom policy \(policy)", at: 0) }
+                    if let policy = entityMapping.migrationPolicyName {
+                        let registered = MigrationPolicies.policyType(named: policy) != nil
+                        details.insert("custom policy \(policy)" + (registered ? "" : " (not registered: the migration will fail)"), at: 0)
+                    }
                     entities.append(.init(source: entityMapping.sourceEntityName, destination: entityMapping.destinationEntityName,
                                           action: entityMapping.kind.rawValue, rows: rows, migratedRows: migrated, rowsAreUpperBound: false,
                                           details: details))
@@ -100,7 +107,8 @@ extension StagedMigrationPlan {
         for property in new.properties where !property.isTransient {
             guard let oldName = properties[property.name], let previous = old.property(named: oldName) else {
                 let value = property.attribute?.defaultValue.map { " = " + PredicateFormatter.format(.constant($0)) } ?? ""
-                lines.append("added \(property.name)\(value)")
+                let unfilled = property.attribute.map { !$0.isOptional && $0.defaultValue == nil } == true
+                lines.append("added \(property.name)\(value)" + (unfilled ? " (required without a default: fails if \(new.name) has rows)" : ""))
                 continue
             }
             if oldName != property.name { lines.append("renamed \(oldName) → \(property.name)") }

@@ -14,7 +14,8 @@ extension StagedMigrationPlan {
     /// ```
     ///
     /// - Throws: ``NimbusError/Code-swift.struct/invalidModel`` for a package with fewer than
-    ///   two versions or a version that cannot be read; ``NimbusError/Code-swift.struct/invalidArgument``
+    ///   two readable versions or an unreadable current version (an older version that cannot
+    ///   be read is left out: see ``unreadableVersions``); ``NimbusError/Code-swift.struct/invalidArgument``
     ///   for a mapping that does not join two consecutive versions.
     public init(versionsOf package: URL, mappings: [MappingModel] = [], handlers: [String: (willMigrate: MigrationStage.Handler?, didMigrate: MigrationStage.Handler?)] = [:]) throws {
         let names = try XcodeModelLocation.versions(in: package)
@@ -23,9 +24,26 @@ extension StagedMigrationPlan {
         guard versions.count >= 2 else {
             throw NimbusError(.invalidModel, "\(package.path) has one version up to its current one; a plan needs two")
         }
-        let models = try versions.map { try ManagedObjectModel(contentsOf: package.appendingPathComponent($0)) }
-        let labels = versions.map { String($0.dropLast(".xcdatamodel".count)) }
-        var unused = mappings
+        // A version that cannot be read (an Xcode 3 model kept as a binary `elements`
+        // archive) blocks only migrations from it: the versions either side are joined by an
+        // inferred stage, and a store written with it is told why (``stages(forStoreAt:)``).
+        var models: [ManagedObjectModel] = [], labels: [String] = [], unreadable: [String: String] = [:]
+        for version in versions {
+            let label = String(version.dropLast(".xcdatamodel".count))
+            do {
+                models.append(try ManagedObjectModel(contentsOf: package.appendingPathComponent(version)))
+                labels.append(label)
+            } catch let error as NimbusError where version != current {
+                unreadable[label] = error.message
+            }
+        }
+        guard models.count >= 2 else {
+            throw NimbusError(.invalidModel, "\(package.path) has one readable version up to its current one; a plan needs two"
+                              + (unreadable.isEmpty ? "" : " (unreadable: " + unreadable.keys.sorted().joined(separator: ", ") + ")"))
+        }
+        var unused = mappings.filter { mapping in
+            !([mapping.sourceModelVersion, mapping.destinationModelVersion].contains { $0.map { unreadable[$0] != nil } == true })
+        }
         var stages: [MigrationStage] = []
         for i in 0..<(models.count - 1) {
             let label = "\(labels[i]) → \(labels[i + 1])"
@@ -43,5 +61,6 @@ extension StagedMigrationPlan {
             throw NimbusError(.invalidArgument, "the mapping model \(stray.source ?? "") maps \(stray.sourceModelVersion ?? "?") → \(stray.destinationModelVersion ?? "?"), which are not two consecutive versions of \(package.lastPathComponent) (\(labels.joined(separator: ", ")))")
         }
         try self.init(stages)
+        unreadableVersions = unreadable
     }
 }

@@ -20,6 +20,9 @@ import GRDB
 /// The store must not be open (in this process or another) while it migrates.
 public struct StagedMigrationPlan: Sendable, Hashable {
     public let stages: [MigrationStage]
+    /// Versions of a model package that could not be read (with why), left out of the
+    /// plan: only stores written with them cannot migrate.
+    public internal(set) var unreadableVersions: [String: String] = [:]
     /// Plans compare by identity (their stages hold closures).
     private let identity = UUID()
 
@@ -52,7 +55,9 @@ public struct StagedMigrationPlan: Sendable, Hashable {
         // A store bound to a configuration holds that configuration's entities only.
         if stages.last!.destinationModel.isCompatible(withStoreHashes: hashes) { return [] }
         guard let start = stages.firstIndex(where: { $0.sourceModel.isCompatible(withStoreHashes: hashes) }) else {
-            throw NimbusError(.migrationFailed, "the store at \(url.path) was written with a model that is none of the plan's models; nothing was changed")
+            let unreadable = unreadableVersions.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+            throw NimbusError(.migrationFailed, "the store at \(url.path) was written with a model that is none of the plan's models; nothing was changed"
+                              + (unreadable.isEmpty ? "" : " (versions that could not be read, which it may have been written with: " + unreadable.joined(separator: "; ") + ")"))
         }
         return stages[start...]
     }

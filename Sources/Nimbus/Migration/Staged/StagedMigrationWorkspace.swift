@@ -9,8 +9,13 @@ struct StagedMigrationWorkspace {
     let copy: URL
 
     init(store: URL) {
+        self.init(store: store, folder: store.deletingLastPathComponent().appendingPathComponent(".\(store.lastPathComponent).migration", isDirectory: true))
+    }
+
+    /// A working copy in a folder of the caller's (a rehearsal's scratch folder).
+    init(store: URL, folder: URL) {
         self.store = store
-        folder = store.deletingLastPathComponent().appendingPathComponent(".\(store.lastPathComponent).migration", isDirectory: true)
+        self.folder = folder
         copy = folder.appendingPathComponent(store.lastPathComponent)
     }
 

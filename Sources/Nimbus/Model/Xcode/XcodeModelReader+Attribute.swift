@@ -8,7 +8,7 @@ extension XcodeModelReader {
         "Date": .date, "Binary": .binaryData, "UUID": .uuid, "URI": .uri, "Transformable": .transformable,
     ]
 
-    /// Value transformers of Apple's that store keyed archives, which Nimbus cannot decode.
+    /// Value transformers of Apple's that store keyed archives (read by ``ArchiveTransformers``).
     private static let archivingTransformers: Set<String> = [
         "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer", "NSKeyedUnarchiveFromData",
         "NSKeyedUnarchiveFromDataTransformerName", "NSUnarchiveFromData",
@@ -71,6 +71,7 @@ extension XcodeModelReader {
         attribute.allowsExternalBinaryDataStorage = try flag("allowsExternalBinaryDataStorage", of: element, owner: owner) ?? false
         attribute.preservesValueInHistoryOnDeletion = try flag("preserveAfterDeletion", of: element, owner: owner) ?? false
         attribute.valueTransformerName = element["valueTransformerName"]
+        attribute.customClassName = element["customClassName"].flatMap { $0.isEmpty ? nil : $0 }
         attribute.renamingIdentifier = renamingIdentifier(of: element)
         attribute.versionHashModifier = element["versionHashModifier"]
         attribute.isIndexedBySpotlight = try flag("spotlightIndexingEnabled", of: element, owner: owner) ?? false
@@ -90,19 +91,16 @@ extension XcodeModelReader {
             let expression = element["derivationExpression"].map { " (derivation `\($0)`)" } ?? ""
             note("\(owner): derived attribute\(expression) is not computed yet; it is kept as a plain stored attribute")
         }
-        if let className = element["customClassName"] {
+        if let className = element["customClassName"], ManagedCodeGenerator.archivedType(of: attribute) == nil {
             let transformer = attribute.valueTransformerName.map { "under the transformer name \($0)" }
                 ?? "and name it in valueTransformerName"
             note("\(owner): custom class \(className) is an Objective-C class name and is not used; register a Codable type with ValueTransformers \(transformer)")
         }
-        if let transformer = attribute.valueTransformerName, Self.archivingTransformers.contains(transformer) {
-            note("\(owner): value transformer \(transformer) stores keyed archives, which Nimbus cannot decode; register a Codable type under that name (values are stored as JSON)")
-        } else if attribute.type == .transformable, element["customClassName"] == nil {
-            if let transformer = attribute.valueTransformerName {
-                note("\(owner): value transformer \(transformer) is the app's own Objective-C class, which Nimbus cannot run; register a Codable type with ValueTransformers under \(transformer) (values are stored as JSON); until then values are read and written as raw Data")
-            } else {
-                note("\(owner): transformable without a value transformer: Core Data archives its values with NSKeyedArchiver, which Nimbus cannot decode; values are read and written as raw Data unless you name a transformer and register a Codable type with ValueTransformers under it")
-            }
+        // Keyed archives of Foundation values are read and written (``ArchiveTransformers``):
+        // Apple's transformers, and no transformer at all, need nothing more.
+        if attribute.type == .transformable, let transformer = attribute.valueTransformerName,
+           !Self.archivingTransformers.contains(transformer), element["customClassName"] == nil {
+            note("\(owner): value transformer \(transformer) is the app's own Objective-C class, which Nimbus cannot run; if it is an NSSecureUnarchiveFromDataTransformer subclass, register its classes with ArchiveTransformers.register(_:allowedClasses:); otherwise register a Codable type with ValueTransformers under \(transformer) (values are stored as JSON); until then values are read and written as raw Data")
         }
         if try flag("storedInTruthFile", of: element, owner: owner) == true {
             note("\(owner): storing in an external record file is not supported; the value is stored in the store")
