@@ -40,22 +40,27 @@ extension ConvergenceRun {
 
     var upgradedModelPath: String { servers.folder.url.appendingPathComponent("Convergence-v2.json").path }
 
-    /// libfaketime, loaded into `nimbus` itself rather than through the `faketime` wrapper,
-    /// which forks: a SIGKILL of the wrapper left its `nimbus` running unreaped.
-    static let fakeTimeLibrary = ["/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1",
-                                  "/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1"]
-        .first { FileManager.default.fileExists(atPath: $0) }
-
-    /// A `nimbus` process for a device, under its clock (libfaketime) when it has a skewed one.
+    /// A `nimbus` process for a device, under its clock (the `faketime` wrapper, which runs
+    /// `nimbus` as its child: kill both with ``killTree(_:)``) when it has a skewed one.
     func nimbusProcess(_ arguments: [String], device: Int?) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try SyncServer.executable)
-        process.arguments = arguments
-        if let device, let offset = life.clocks[device], let library = Self.fakeTimeLibrary {
-            process.environment = ProcessInfo.processInfo.environment.merging(
-                ["LD_PRELOAD": library, "FAKETIME": offset, "FAKETIME_DONT_FAKE_MONOTONIC": "1"]) { _, new in new }
+        if let device, let offset = life.clocks[device] {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/faketime")
+            process.arguments = ["-f", offset, try SyncServer.executable] + arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(["FAKETIME_DONT_FAKE_MONOTONIC": "1"]) { _, new in new }
+        } else {
+            process.executableURL = URL(fileURLWithPath: try SyncServer.executable)
+            process.arguments = arguments
         }
         return process
+    }
+
+    /// SIGKILLs a process and its descendants (children first read from `/proc`): a killed
+    /// `faketime` wrapper would otherwise leave its `nimbus` running, and the run waiting.
+    static func killTree(_ pid: Int32) {
+        let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        kill(pid, SIGKILL)
+        for child in children.split(separator: " ").compactMap({ Int32($0) }) { killTree(child) }
     }
 
     /// Runs `nimbus` for a device (under its clock) and returns its status and output.
@@ -80,7 +85,7 @@ extension ConvergenceRun {
             }
         }
         // A device's clock goes wrong for a few rounds, then is corrected.
-        if life.clocks.isEmpty, Self.fakeTimeLibrary != nil,
+        if life.clocks.isEmpty, FileManager.default.isExecutableFile(atPath: "/usr/bin/faketime"),
            Double.random(in: 0..<1, using: &random) < 0.2 {
             let device = editors.randomElement(using: &random)!
             let days = [-3, -1, 2, 4].randomElement(using: &random)!

@@ -25,12 +25,12 @@ extension ConvergenceRun {
             let elapsed = ContinuousClock.now - start
             for index in running.indices where running[index].process.isRunning {
                 if let killAt = running[index].killAt, elapsed >= killAt {
-                    kill(running[index].process.processIdentifier, SIGKILL)
+                    Self.killTree(running[index].process.processIdentifier)
                     outcome.syncKills += 1
                     log("  SIGKILL device sync d\(running[index].device) at \(killAt)")
                     running[index].killAt = nil
                 } else if elapsed > .seconds(120) {
-                    kill(running[index].process.processIdentifier, SIGKILL)
+                    Self.killTree(running[index].process.processIdentifier)
                     log("  device sync d\(running[index].device) still running after 120 s: killed")
                 }
             }

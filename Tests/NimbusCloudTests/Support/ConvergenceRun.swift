@@ -69,7 +69,11 @@ final class ConvergenceRun: @unchecked Sendable {
         return try await run.perform()
     }
 
-    func log(_ line: String) { outcome.log.append(line) }
+    func log(_ line: String) {
+        outcome.log.append(line)
+        // `NIMBUS_CONVERGENCE_LOG=live` prints as it goes (a run that stops keeps no log).
+        if ProcessInfo.processInfo.environment["NIMBUS_CONVERGENCE_LOG"] == "live" { print("  [seed \(configuration.seed)] \(line)") }
+    }
 
     private func perform() async throws -> Outcome {
         let model = servers.folder.url.appendingPathComponent("Convergence.json")

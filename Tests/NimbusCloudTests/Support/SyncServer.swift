@@ -108,8 +108,10 @@ extension SyncServer {
     static func storePath(_ directory: String) throws -> String {
         let result = try run(["device", "status", directory, "--json"])
         try check(result)
-        guard let stores = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]],
-              let path = stores.first?["storePath"] as? String else { throw TestFailure("no store in \(result.output)") }
+        guard let stores = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]],
+              let path = stores.first?["storePath"] as? String else {
+            throw TestFailure("no store in the status of \(directory): \(result.output) (stderr: \(result.error))")
+        }
         return path
     }
 }
