@@ -15,8 +15,9 @@ import GRDB
 /// try manager.migrateStore(from: oldURL, to: newURL, mapping: try MappingModel(contentsOf: mappingURL))
 /// ```
 ///
-/// Persistent history is not carried into the new file (Core Data's migration manager
-/// does not carry it either); whether the new store records history follows the source.
+/// Persistent history that a registered consumer has not read is carried into the new file,
+/// its changes naming the new objects (Core Data's migration manager drops all history);
+/// whether the new store records history follows the source.
 public final class MigrationManager: @unchecked Sendable {
     public let sourceModel: ManagedObjectModel
     public let destinationModel: ManagedObjectModel
@@ -93,6 +94,8 @@ public final class MigrationManager: @unchecked Sendable {
                 try run(source: source, destination: destination)
                 // Sync metadata follows its objects into the new file.
                 try carryTables(from: sourceStore, sourceURL: sourceURL, into: destinationStore)
+                // So does history a registered consumer has not read.
+                try carryUnreadHistory(from: sourceStore, into: destinationStore)
             }
         }
         succeeded = true
