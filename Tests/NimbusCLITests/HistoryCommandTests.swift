@@ -43,7 +43,7 @@ struct HistoryCommandTests {
     ])
     func badTokens(arguments: [String]) throws {
         let output = try cli.run(arguments)
-        #expect(output.status == 1)
+        #expect(output.status == 64)
         #expect(output.stderr.contains("invalidToken"), "\(output.stderr)")
     }
 }

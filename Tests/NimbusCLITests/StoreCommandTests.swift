@@ -167,7 +167,7 @@ struct StoreCommandTests {
         let path = folder.appendingPathComponent("notes.txt")
         try Data("hello".utf8).write(to: path)
         let output = try cli.run(["store", "inspect", "notes.txt"])
-        #expect(output.status == 1)
+        #expect(output.status == 64)
         #expect(output.stderr.contains("not a SQLite database"))
         #expect(try Data(contentsOf: path) == Data("hello".utf8))
     }

@@ -137,7 +137,8 @@ extension DeviceCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let cloud = try DeviceFolder(path: directory).openContainer()
+                let device = try DeviceFolder(path: directory)
+                let cloud = try device.openContainer()
                 let events = cloud.events
                 let printer = Task {
                     for await event in events where event.kind == .import && event.phase == .progress && !json {
@@ -160,7 +161,8 @@ extension DeviceCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let cloud = try DeviceFolder(path: directory).openContainer()
+                let device = try DeviceFolder(path: directory)
+                let cloud = try device.openContainer()
                 try await cloud.eraseCloudContent()
                 print("erased: the server's zone is empty; other devices remove their replicas at their next sync")
             }

@@ -36,14 +36,17 @@ struct DeviceFolder {
             throw CLIError("\(path) is not a device folder (no device.json); make one with nimbus device init")
         }
         do { configuration = try JSONDecoder().decode(Configuration.self, from: data) } catch {
-            throw CLIError("\(configurationURL.path) is not a valid device configuration: \(error)")
+            throw CLIError("\(configurationURL.path) is not a valid device configuration", underlying: error)
         }
         let modelURL = url.appendingPathComponent("model.json")
         guard let modelData = FileManager.default.contents(atPath: modelURL.path) else {
             throw CLIError("the device folder \(path) has no model.json")
         }
-        model = try JSONDecoder().decode(ManagedObjectModel.self, from: modelData)
+        do { model = try JSONDecoder().decode(ManagedObjectModel.self, from: modelData) } catch {
+            throw CLIError("\(modelURL.path) is not a valid model (nimbus device init writes it)", underlying: error)
+        }
     }
+
 
     /// The store descriptions: one per configuration (or one store when the model has none).
     /// Mirrored stores are per account: the container keeps their files under
