@@ -51,6 +51,24 @@ struct DeviceCommandTests {
         #expect(try SyncServer.run(["device", "status", a, "--json"]).output.contains("\"pendingUploads\" : 1"))
     }
 
+    @Test("a signed-out device's sync exits 77 (needs the user), changes nothing, and syncs once signed in again")
+    func signedOut() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let model = try #require(Bundle.module.url(forResource: "Posts", withExtension: "json", subdirectory: "Fixtures"))
+        let a = server.folder.url.appendingPathComponent("a").path
+        try SyncServer.check(SyncServer.run(["device", "init", a, "--server", server.url.absoluteString, "--token", server.tokens[0], "--model", model.path]))
+        try SyncServer.check(SyncServer.run(["device", "logout", a]))
+        try SyncServer.check(SyncServer.run(["store", "insert", a, "Post", "title=while signed out"]))
+        let refused = try SyncServer.run(["device", "sync", a])
+        #expect(refused.status == 77, "\(refused.output)\n\(refused.error)")
+        #expect(refused.error.hasPrefix("nimbus: ") && refused.error.contains("signed out") && refused.error.contains("device login"), "\(refused.error)")
+        #expect(!refused.output.contains("in step"))
+        try SyncServer.check(SyncServer.run(["device", "login", a, "--token", server.tokens[0]]))
+        try SyncServer.check(SyncServer.run(["device", "sync", a]))
+        #expect(try SyncServer.run(["store", "fetch", a, "Post", "--json"]).output.contains("while signed out"))
+    }
+
     @Test("nimbus demo --accounts converges and keeps accounts apart")
     func demo() throws {
         let result = try SyncServer.run(["demo", "--accounts"])

@@ -69,7 +69,8 @@ extension DeviceCommand {
     /// `nimbus device sync <dir> [--json]`.
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Export and import until nothing is pending; exit 0 when in step with the server.")
+            abstract: "Export and import until nothing is pending; exit 0 when in step with the server.",
+            discussion: "A signed-out device exits 77 (needs the user); a network failure 75 (retry later). See nimbus help exit-codes.")
 
         @Argument(help: "The device folder.") var directory: String
         @Flag(help: "Print the result as JSON.") var json = false
@@ -77,6 +78,7 @@ extension DeviceCommand {
         func run() async throws {
             try await reportingErrors {
                 let device = try DeviceFolder(path: directory)
+                try device.requireSignedIn(for: "device sync")
                 let cloud = try await device.settleUnverifiedAccount() ?? device.openContainer()
                 let summary = try await cloud.syncNow()
                 let pending = try cloud.syncStatus().reduce(0) { $0 + $1.pendingUploads }
@@ -138,6 +140,7 @@ extension DeviceCommand {
         func run() async throws {
             try await reportingErrors {
                 let device = try DeviceFolder(path: directory)
+                try device.requireSignedIn(for: "device rebuild")
                 let cloud = try device.openContainer()
                 let events = cloud.events
                 let printer = Task {
@@ -162,6 +165,7 @@ extension DeviceCommand {
         func run() async throws {
             try await reportingErrors {
                 let device = try DeviceFolder(path: directory)
+                try device.requireSignedIn(for: "device erase")
                 let cloud = try device.openContainer()
                 try await cloud.eraseCloudContent()
                 print("erased: the server's zone is empty; other devices remove their replicas at their next sync")

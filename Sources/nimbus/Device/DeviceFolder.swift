@@ -47,6 +47,12 @@ struct DeviceFolder {
         }
     }
 
+    /// Throws "needs the user" when the device is signed out: nothing it holds can sync.
+    func requireSignedIn(for command: String) throws {
+        guard try accounts.currentAccount == nil else { return }
+        throw CLIError("\(url.path) is signed out, so \(command) can't reach any account: sign it in with "
+            + "nimbus device login \(url.path) --token <token> (edits made while signed out move into the account)", status: .needsUser)
+    }
 
     /// The store descriptions: one per configuration (or one store when the model has none).
     /// Mirrored stores are per account: the container keeps their files under
