@@ -45,7 +45,7 @@ struct StoreCommandTests {
         #expect(post["views"] as? Int == 10)
         #expect(post["price"] as? Double == 9.5)
         #expect(post["isDraft"] as? Bool == false)
-        #expect(post["createdAt"] as? String == "2024-02-01T00:00:00Z")
+        #expect(post["createdAt"] as? String == "2024-02-01T00:00:00.000Z")
         #expect(post["author"] as? [String] == [adaURI])
         #expect(post["tags"] as? [String] == [])
         #expect(post["body"] is NSNull)

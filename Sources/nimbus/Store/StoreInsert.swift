@@ -9,7 +9,8 @@ extension StoreCommand {
             abstract: "Insert one object and save it.",
             discussion: """
                 Values are parsed by each attribute's type: numbers as written, booleans true/false/YES/NO/1/0, \
-                dates in ISO 8601, UUIDs, binary as @path or base64. Relationships take object URIs \
+                dates in ISO 8601, UUIDs, binary as @path or base64, strings as written or read from a UTF-8 \
+                file as @path (@@text for a string that starts with @). Relationships take object URIs \
                 (comma-separated for to-many), Entity[key=value] (e.g. author=Person[email=ada@example.com]) or a \
                 predicate on the destination entity (e.g. "tags=name IN {'a', 'b'}"), resolved in this store; \
                 a value that names no object is an error. A key left out stays nil (or its default).

@@ -70,18 +70,22 @@ enum ValueParsing {
             guard let data = Data(base64Encoded: text) else { throw bad("base64 or @path") }
             return data
         case .string:
+            if text.hasPrefix("@@") { return String(text.dropFirst()) }
+            if text.hasPrefix("@") {
+                let path = String(text.dropFirst())
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw CLIError("\(entity).\(attribute.name): cannot read file \(path) (write @@… for a string that starts with @)")
+                }
+                guard let string = String(data: data, encoding: .utf8) else {
+                    throw CLIError("\(entity).\(attribute.name): the file \(path) is not UTF-8 text")
+                }
+                return string
+            }
             return text
         }
     }
 
-    static func parseDate(_ text: String) -> Date? {
-        let full = ISO8601DateFormatter()
-        if let date = full.date(from: text) { return date }
-        full.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = full.date(from: text) { return date }
-        full.formatOptions = [.withFullDate]
-        return full.date(from: text)
-    }
+    static func parseDate(_ text: String) -> Date? { DateText.date(from: text) }
 
     /// Applies assignments to an object: attributes by type, relationships by
     /// ``RelationshipValue`` (resolved once per assignment, before the first object changes).
