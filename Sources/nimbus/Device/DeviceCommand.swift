@@ -178,7 +178,12 @@ extension DeviceCommand {
     /// `nimbus device login <dir> --token T`.
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Sign the device in: the account's stores replace the local ones (local data moves into the account on first sign-in).")
+            abstract: "Sign the device in: the account's stores replace the local ones, and what was saved while signed out moves into the account.",
+            discussion: """
+                Every sign-in moves what the device saved while signed out into the account (not only the \
+                first), then removes it from local storage; the next device sync uploads it. A new token of \
+                the signed-in user replaces the old one in place. A refused token exits 77 (needs the user).
+                """)
 
         @Argument(help: "The device folder.") var directory: String
         @Option(help: "The device's token for the account (a new token of the signed-in user replaces the old one in place).")

@@ -18,7 +18,7 @@ extension StoreCommand {
                 fractional seconds (as many digits as the stored value needs), binary as base64.
                 """)
 
-        @Argument(help: "The store file.") var store: String
+        @Argument(help: "The store file or device folder.") var store: String
         @Argument(help: "The entity name.") var entity: String
         @Option(help: "A predicate in Core Data's format, e.g. \"age > 30 AND name BEGINSWITH[c] 'a'\".") var predicate: String?
         @Option(name: .customLong("arg"), help: "A value for the predicate's next %@, in order: uri:x-coredata://… (an object), string:, int:, double:, bool:, date: (ISO 8601), uuid:, or nil.")

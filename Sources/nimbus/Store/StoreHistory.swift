@@ -8,7 +8,7 @@ extension StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the store's persistent history: each transaction with its author and changes.")
 
-        @Argument(help: "The store file.") var store: String
+        @Argument(help: "The store file or device folder.") var store: String
         @Option(help: "Show transactions after this token (<store UUID>:<transaction>).") var after: String?
         @Option(help: "Show only transactions by this author.") var author: String?
         @Flag(help: "Print the result as JSON.") var json = false
@@ -78,7 +78,7 @@ extension StoreCommand {
             abstract: "Delete persistent history up to and including a token.",
             discussion: "Refused when a registered consumer has not read that far, unless --force.")
 
-        @Argument(help: "The store file.") var store: String
+        @Argument(help: "The store file or device folder.") var store: String
         @Option(help: "Purge transactions up to and including this token (<store UUID>:<transaction>).") var before: String
         @Flag(help: "Purge even history registered consumers have not read.") var force = false
         @Flag(help: "Print the result as JSON.") var json = false

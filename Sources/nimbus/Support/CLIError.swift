@@ -15,9 +15,9 @@ func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
 /// Writes an error as one line on stderr and returns its exit code; ArgumentParser's own
 /// errors pass through unchanged.
 private func report(_ error: any Error) -> any Error {
-    guard let (status, line) = ExitStatus.report(for: error) else { return error }
-    FileHandle.standardError.write(Data("nimbus: \(line)\n".utf8))
-    return status.exitCode
+    guard let report = ExitStatus.report(for: error) else { return error }
+    FileHandle.standardError.write(Data("nimbus: \(report.line)\n".utf8))
+    return report.status.exitCode
 }
 
 /// An error of the command line, in the CLI's words: bad input unless it says otherwise.

@@ -34,8 +34,9 @@ enum RelationshipValue {
             }
         }
         var request: FetchRequest<ManagedObject>
-        var described: String
-        if let (entityName, key, value) = keyed(text), let target = try? session.model.entity(named: entityName) {
+        let described: String
+        if let parts = keyed(text), let target = try? session.model.entity(named: parts.entity) {
+            let (key, value) = (parts.key, parts.value)
             guard target.isKind(of: destination) else {
                 throw CLIError("\(name) holds \(destination.name) objects, not \(target.name)")
             }
@@ -72,9 +73,11 @@ enum RelationshipValue {
             try object.setValidatedValue(objects.first, forKey: relationship.name)
             return
         }
-        var members: [ManagedObject] = relationship.isOrdered
-            ? object.value(forKey: relationship.name) as? [ManagedObject] ?? []
-            : (object.value(forKey: relationship.name) as? Set<ManagedObject>).map(Array.init) ?? []
+        let current = object.value(forKey: relationship.name)
+        var members: [ManagedObject]
+        if let ordered = current as? [ManagedObject] { members = ordered } else if let set = current as? Set<ManagedObject> {
+            members = set.sorted { $0.objectID < $1.objectID }
+        } else { members = [] }
         switch operation {
         case .set: members = []; fallthrough
         case .add: for added in objects where !members.contains(where: { $0 === added }) { members.append(added) }
