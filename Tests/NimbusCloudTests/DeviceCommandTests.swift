@@ -69,6 +69,38 @@ struct DeviceCommandTests {
         #expect(try SyncServer.run(["store", "fetch", a, "Post", "--json"]).output.contains("while signed out"))
     }
 
+    @Test("tags+=Tag[name=…] is resolved on the device that runs it: the link reaches the other device, where URIs differ")
+    func linkByKey() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let model = server.folder.url.appendingPathComponent("links.json")
+        try Data(#"""
+            {"configurations":{},"entities":[
+             {"name":"Post","attributes":[{"name":"title","type":"string"}],
+              "relationships":[{"name":"tags","destinationEntityName":"Tag","inverseName":"posts","isToMany":true,"deleteRule":"nullify"}]},
+             {"name":"Tag","attributes":[{"name":"name","type":"string"}],
+              "relationships":[{"name":"posts","destinationEntityName":"Post","inverseName":"tags","isToMany":true,"deleteRule":"nullify"}]}]}
+            """#.utf8).write(to: model)
+        let a = server.folder.url.appendingPathComponent("a").path
+        let b = server.folder.url.appendingPathComponent("b").path
+        for (directory, token) in [(a, server.tokens[0]), (b, server.tokens[1])] {
+            try SyncServer.check(SyncServer.run(["device", "init", directory, "--server", server.url.absoluteString,
+                                                 "--token", token, "--model", model.path, "--container", "links"]))
+        }
+        // b makes its own objects first, so the same objects get other URIs on each device.
+        try SyncServer.check(SyncServer.run(["store", "insert", b, "Tag", "name=b-only"]))
+        for value in ["name=swift", "name=linux"] { try SyncServer.check(SyncServer.run(["store", "insert", a, "Tag", value])) }
+        try SyncServer.check(SyncServer.run(["store", "insert", a, "Post", "title=Hello", "tags=Tag[name=linux]"]))
+        for device in [a, b, a] { try SyncServer.check(SyncServer.run(["device", "sync", device])) }
+        try SyncServer.check(SyncServer.run(["store", "update", b, "Post", "--predicate", "title == 'Hello'",
+                                             "tags+=Tag[name=swift]", "tags-=name == 'linux'"]))
+        for device in [b, a] { try SyncServer.check(SyncServer.run(["device", "sync", device])) }
+        let tags = try SyncServer.run(["store", "fetch", a, "Tag", "--predicate", "ANY posts.title == 'Hello'", "--properties", "name", "--json"])
+        try SyncServer.check(tags)
+        let names = try #require(try JSONSerialization.jsonObject(with: Data(tags.output.utf8)) as? [[String: Any]]).compactMap { $0["name"] as? String }
+        #expect(names == ["swift"], "\(tags.output)")
+    }
+
     @Test("nimbus demo --accounts converges and keeps accounts apart")
     func demo() throws {
         let result = try SyncServer.run(["demo", "--accounts"])
