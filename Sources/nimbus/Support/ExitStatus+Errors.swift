@@ -46,11 +46,13 @@ extension ExitStatus {
         case .validationFailed, .deleteDenied, .unknownEntity, .unknownProperty, .typeMismatch, .invalidPredicate,
              .invalidModel, .modelMismatch, .notADatabase, .storeNotFound, .storeAlreadyAdded, .readOnlyStore,
              .objectNotFound, .invalidObjectID, .invalidArgument, .unsupported, .invalidToken, .noStores,
-             .invalidSearchQuery, .constraintConflict, .migrationFailed, .historyPurgeRefused:
+             .invalidSearchQuery, .constraintConflict, .migrationFailed, .historyPurgeRefused,
+             .io: // a file that can't be read is most often a wrong path
+
             .badInput
         // Another process saved the same objects at the same moment: the command may run again.
         case .mergeConflict: .retryLater
-        default: .internalError // corruptStore, sqliteError, io, wrongContext, inaccessibleFault
+        default: .internalError // corruptStore, sqliteError, wrongContext, inaccessibleFault
         }
     }
 

@@ -39,11 +39,11 @@ enum ExitStatus: Int32, CaseIterable {
     /// What it covers, for the table.
     var meaning: String {
         switch self {
-        case .success: "the command did what it says (device sync: in step with the server)"
-        case .badInput: "a wrong argument, value, predicate, file, model or device folder; nothing was changed"
-        case .internalError: "a failure no input explains (a bug, a damaged file, a full disk); report it with the message"
-        case .retryLater: "network failure, server unavailable, rate limited, changes still pending: run it again later"
-        case .needsUser: "signed out, token revoked or refused, clock wrong, quota full, a choice only a person makes"
+        case .success: "the command did what it says; device sync: in step"
+        case .badInput: "wrong argument, value, file or model; nothing changed"
+        case .internalError: "a bug or a damaged store; report it with the message"
+        case .retryLater: "network, server unavailable, rate limited, still pending"
+        case .needsUser: "signed out, token refused, clock wrong, quota full"
         }
     }
 
