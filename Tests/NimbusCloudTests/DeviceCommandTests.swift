@@ -69,6 +69,22 @@ struct DeviceCommandTests {
         #expect(try SyncServer.run(["store", "fetch", a, "Post", "--json"]).output.contains("while signed out"))
     }
 
+    @Test("a full quota exits 77 (needs the user) and keeps the edit pending")
+    func quotaFull() async throws {
+        let server = try await SyncServer(quotaBytes: 2_000)
+        defer { server.stop() }
+        let model = try #require(Bundle.module.url(forResource: "Posts", withExtension: "json", subdirectory: "Fixtures"))
+        let a = server.folder.url.appendingPathComponent("a").path
+        try SyncServer.check(SyncServer.run(["device", "init", a, "--server", server.url.absoluteString, "--token", server.tokens[0], "--model", model.path]))
+        let long = server.folder.url.appendingPathComponent("long.txt")
+        try Data(String(repeating: "x", count: 10_000).utf8).write(to: long)
+        try SyncServer.check(SyncServer.run(["store", "insert", a, "Post", "title=@\(long.path)"]))
+        let refused = try SyncServer.run(["device", "sync", a])
+        #expect(refused.status == 77, "\(refused.output)\n\(refused.error)")
+        #expect(refused.error.hasPrefix("nimbus: quotaExceeded: "), "\(refused.error)")
+        #expect(try SyncServer.run(["device", "status", a, "--json"]).output.contains("\"pendingUploads\" : 1"))
+    }
+
     @Test("tags+=Tag[name=…] is resolved on the device that runs it: the link reaches the other device, where URIs differ")
     func linkByKey() async throws {
         let server = try await SyncServer()
