@@ -106,7 +106,7 @@ extension DeviceCommand {
                 if json { print(try StatusJSON.encode(status)); return }
                 for store in status {
                     print("\(store.storePath ?? store.storeIdentifier): pending \(store.pendingUploads), parked \(store.parkedRecords), "
-                        + "token \(store.zoneToken ?? "none"), last sync \(store.lastSync.map { ISO8601DateFormatter().string(from: $0) } ?? "never")"
+                        + "token \(store.zoneToken ?? "none"), last sync \(store.lastSync.map(DateText.string(from:)) ?? "never")"
                         + (store.lastError.map { ", last error: \($0)" } ?? ""))
                 }
             }
@@ -118,7 +118,10 @@ enum StatusJSON {
     static func encode<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(DateText.string(from: date))
+        }
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 

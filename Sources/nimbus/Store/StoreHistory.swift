@@ -22,12 +22,11 @@ extension StoreCommand {
                 var request = PersistentHistoryChangeRequest.fetchHistory(after: try after.map(PersistentHistoryToken.init(string:)))
                 if let author { request.transactionPredicate = try QueryPredicate(format: "author == %@", author) }
                 let transactions = try session.context.performAndWait { try session.context.execute(request).transactions }
-                let formatter = ISO8601DateFormatter()
                 if json {
                     print(try ObjectJSON.serialize(transactions.map { transaction -> [String: Any] in
                         [
                             "token": transaction.token.description, "transaction": transaction.transactionNumber,
-                            "timestamp": formatter.string(from: transaction.timestamp), "author": transaction.author ?? NSNull(),
+                            "timestamp": DateText.string(from: transaction.timestamp), "author": transaction.author ?? NSNull(),
                             "contextName": transaction.contextName ?? NSNull(), "bundleID": transaction.bundleID ?? NSNull(),
                             "processID": transaction.processID ?? NSNull(),
                             "changes": (transaction.changes ?? []).map { change -> [String: Any] in
@@ -48,7 +47,7 @@ extension StoreCommand {
                     print(after == nil && author == nil ? "no transactions recorded yet" : "no transactions match")
                 }
                 for transaction in transactions {
-                    print("transaction \(transaction.transactionNumber)  \(formatter.string(from: transaction.timestamp))  "
+                    print("transaction \(transaction.transactionNumber)  \(DateText.string(from: transaction.timestamp))  "
                         + "author=\(transaction.author ?? "-")  context=\(transaction.contextName ?? "-")  token=\(transaction.token)")
                     for change in transaction.changes ?? [] {
                         var line = "  \(Self.name(change.changeType)) \(change.changedObjectID.entity.name) p\(change.changedObjectID.primaryKey)"
