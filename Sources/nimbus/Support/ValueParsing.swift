@@ -88,7 +88,7 @@ enum ValueParsing {
     static func parseDate(_ text: String) -> Date? { DateText.date(from: text) }
 
     /// Applies assignments to an object: attributes by type, relationships by
-    /// ``RelationshipValue`` (resolved once per assignment, before the first object changes).
+    /// ``RelationshipValue`` (resolved once per assignment, for the first object, and reused).
     static func apply(_ assignments: [Assignment], to object: ManagedObject, session: StoreSession,
                       resolved: inout [Int: [ManagedObject]]) throws {
         let entity = object.entity
