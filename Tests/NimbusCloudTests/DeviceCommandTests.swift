@@ -85,6 +85,21 @@ struct DeviceCommandTests {
         #expect(try SyncServer.run(["device", "status", a, "--json"]).output.contains("\"pendingUploads\" : 1"))
     }
 
+    @Test("rate limited exits 75 (retry later) with the server's wait, and keeps the edit pending")
+    func rateLimited() async throws {
+        // One request per token per 100 s: the device's first request (init asks who the token is) uses it up.
+        let server = try await SyncServer(serveArguments: ["--rate-limit", "0.01", "--rate-burst", "1"])
+        defer { server.stop() }
+        let model = try #require(Bundle.module.url(forResource: "Posts", withExtension: "json", subdirectory: "Fixtures"))
+        let a = server.folder.url.appendingPathComponent("a").path
+        try SyncServer.check(SyncServer.run(["device", "init", a, "--server", server.url.absoluteString, "--token", server.tokens[0], "--model", model.path]))
+        try SyncServer.check(SyncServer.run(["store", "insert", a, "Post", "title=later"]))
+        let refused = try SyncServer.run(["device", "sync", a])
+        #expect(refused.status == 75, "\(refused.output)\n\(refused.error)")
+        #expect(refused.error.hasPrefix("nimbus: rateLimited: ") && refused.error.contains("retry after"), "\(refused.error)")
+        #expect(try SyncServer.run(["device", "status", a, "--json"]).output.contains("\"pendingUploads\" : 1"))
+    }
+
     @Test("tags+=Tag[name=…] is resolved on the device that runs it: the link reaches the other device, where URIs differ")
     func linkByKey() async throws {
         let server = try await SyncServer()
