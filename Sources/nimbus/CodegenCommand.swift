@@ -25,17 +25,19 @@ extension NimbusCommand {
         var style: String = "class"
 
         func run() throws {
-            guard let style = ManagedCodeGenerator.Style(rawValue: style) else {
-                throw ValidationError("unknown style \(style): use class or extension")
+            try reportingErrors {
+                guard let style = ManagedCodeGenerator.Style(rawValue: style) else {
+                    throw ValidationError("unknown style \(style): use class or extension")
+                }
+                let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+                let folder = URL(fileURLWithPath: output, isDirectory: true)
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                for file in ManagedCodeGenerator(style: style).files(for: model) {
+                    try file.contents.write(to: folder.appendingPathComponent(file.name), atomically: true, encoding: .utf8)
+                    print("wrote \(folder.appendingPathComponent(file.name).path)")
+                }
+                for note in model.unsupportedFeatures { print("note: \(note)") }
             }
-            let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
-            let folder = URL(fileURLWithPath: output, isDirectory: true)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            for file in ManagedCodeGenerator(style: style).files(for: model) {
-                try file.contents.write(to: folder.appendingPathComponent(file.name), atomically: true, encoding: .utf8)
-                print("wrote \(folder.appendingPathComponent(file.name).path)")
-            }
-            for note in model.unsupportedFeatures { print("note: \(note)") }
         }
     }
 }

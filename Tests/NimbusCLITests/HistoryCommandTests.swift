@@ -36,14 +36,14 @@ struct HistoryCommandTests {
         #expect(remaining.map { $0["author"] as? String } == ["sync"])
     }
 
-    @Test("bad tokens are refused with one line and exit 1", arguments: [
+    @Test("bad tokens are refused with one line and exit 64 (bad input)", arguments: [
         ["store", "history", "h.sqlite", "--after", "bogus"],
         ["store", "history", "h.sqlite", "--after", "00000000-0000-0000-0000-000000000000:1"],
         ["store", "purge-history", "h.sqlite", "--before", "nope:1"],
     ])
     func badTokens(arguments: [String]) throws {
         let output = try cli.run(arguments)
-        #expect(output.status == 1)
+        #expect(output.status == 64)
         #expect(output.stderr.contains("invalidToken"), "\(output.stderr)")
     }
 }

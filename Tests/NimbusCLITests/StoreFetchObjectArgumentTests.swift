@@ -37,8 +37,8 @@ struct StoreFetchObjectArgumentTests {
         #expect(mixed.status == 0, "\(mixed.stderr)")
         #expect(mixed.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
         let unknown = try cli.run(["store", "fetch", "notes.sqlite", "Note", "--predicate", "folder == %@", "--arg", "uri:x-coredata://NOSUCHSTORE/Folder/p1"])
-        #expect(unknown.status == 1 && unknown.stderr.contains("no object of this store has that URI"), "\(unknown.stderr)")
+        #expect(unknown.status == 64 && unknown.stderr.contains("no object of this store has that URI"), "\(unknown.stderr)")
         let untyped = try cli.run(["store", "fetch", "notes.sqlite", "Note", "--predicate", "folder == %@", "--arg", uris[0]])
-        #expect(untyped.status == 1 && untyped.stderr.contains("unknown type"), "\(untyped.stderr)")
+        #expect(untyped.status == 64 && untyped.stderr.contains("unknown type"), "\(untyped.stderr)")
     }
 }

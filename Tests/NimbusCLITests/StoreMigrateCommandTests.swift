@@ -39,7 +39,7 @@ struct StoreMigrateCommandTests {
         let before = try StoreCommandTests.contents(of: folder.appendingPathComponent("notes.sqlite").path)
         let output = try cli.run(["store", "migrate", "notes.sqlite", "--model", Self.package.path, "--mapping", Self.mapping.path, "--dry-run"])
         // The real run fails on the custom policy this program lacks: so does the dry run.
-        #expect(output.status == 1, "\(output.stdout)")
+        #expect(output.status == 64, "\(output.stdout)")
         #expect(output.stderr.contains("a trial run on a copy of the store fails"), "\(output.stderr)")
         #expect(output.stderr.contains("no migration policy is registered as NotebookApp.NoteMigrationPolicy"), "\(output.stderr)")
         #expect(!output.stderr.contains(".migration/"), "the copy's path is not shown: \(output.stderr)")
@@ -57,7 +57,7 @@ struct StoreMigrateCommandTests {
         #expect(lines.contains("  Note (copy): up to 2 rows"), "a stage after the mapping's filter gives an upper bound")
         #expect(try StoreCommandTests.contents(of: folder.appendingPathComponent("notes.sqlite").path) == before)
         let jsonRun = try cli.run(["store", "migrate", "notes.sqlite", "--model", Self.package.path, "--mapping", Self.mapping.path, "--dry-run", "--json"])
-        #expect(jsonRun.status == 1)
+        #expect(jsonRun.status == 64)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(jsonRun.stdout.utf8)) as? [[String: Any]])
         #expect(json.map { $0["label"] as? String } == ["Notebook → Notebook 2", "Notebook 2 → Notebook 3", "Notebook 3 → Notebook 4", "Notebook 4 → Notebook 5"])
         #expect(try StoreCommandTests.contents(of: folder.appendingPathComponent("notes.sqlite").path) == before)
@@ -74,7 +74,7 @@ struct StoreMigrateCommandTests {
         let store = folder.appendingPathComponent("notes.sqlite").path
         let before = try StoreCommandTests.contents(of: store)
         let refused = try cli.run(["store", "migrate", "notes.sqlite", "--model", Self.package.path, "--mapping", Self.mapping.path])
-        #expect(refused.status == 1)
+        #expect(refused.status == 64)
         #expect(refused.stderr.contains("no migration policy is registered as NotebookApp.NoteMigrationPolicy"), "\(refused.stderr)")
         #expect(refused.stderr.contains("the store at \(store) was not changed"), "\(refused.stderr)")
         #expect(try StoreCommandTests.contents(of: store) == before)
@@ -95,15 +95,15 @@ struct StoreMigrateCommandTests {
         let store = folder.appendingPathComponent("notes.sqlite").path
         let before = try StoreCommandTests.contents(of: store)
         let create = try cli.run(["store", "create", "notes.sqlite", "--model", StoreCommandTests.fixtures.appendingPathComponent("Posts.json").path])
-        #expect(create.status == 1)
+        #expect(create.status == 64)
         #expect(create.stderr.contains("notes.sqlite already exists; nothing was changed"), "\(create.stderr)")
         #expect(try StoreCommandTests.contents(of: store) == before)
         let duplicate = try cli.run(["store", "insert", "notes.sqlite", "Tag", "name=work"])
-        #expect(duplicate.status == 1)
+        #expect(duplicate.status == 64)
         #expect(duplicate.stderr == "nimbus: constraintConflict: another Tag already has the same name (name = \"work\"): Tag's uniqueness constraint (name) allows one object per value; "
             + "nothing was saved (change or delete the duplicates, or set the context's mergePolicy: mergeByPropertyObjectTrump upserts)\n")
         let history = try cli.run(["store", "history", "notes.sqlite"])
-        #expect(history.status == 1)
+        #expect(history.status == 64)
         #expect(history.stderr.contains("does not record persistent history"), "\(history.stderr)")
     }
 

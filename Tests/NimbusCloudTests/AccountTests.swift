@@ -94,7 +94,7 @@ struct AccountTests {
         try Self.run("store", "insert", a, "Post", "title=kept")
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: a).appendingPathComponent("account.json"))
         let refused = try SyncServer.run(["device", "status", a])
-        #expect(refused.status == 1)
+        #expect(refused.status == 64)
         #expect(refused.error.contains("invalidConfiguration"))
         try Self.run("device", "login", a, "--token", server.tokens[0])
         #expect(try Self.fetch(a, "Post", "title") == ["kept"])
@@ -109,7 +109,7 @@ struct AccountTests {
         try Self.run("device", "init", a, "--server", server.url.absoluteString, "--token", server.tokens[0], "--model", model.path)
         try Self.run("store", "insert", a, "Post", "title=kept")
         let refused = try SyncServer.run(["device", "login", a, "--token", "nmb_wrong"])
-        #expect(refused.status == 1)
+        #expect(refused.status == 77)
         #expect(refused.error.contains("notAuthenticated"))
         #expect(try Self.fetch(a, "Post", "title") == ["kept"])
     }

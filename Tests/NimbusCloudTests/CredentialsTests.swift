@@ -91,7 +91,7 @@ struct CredentialsTests {
         try Self.run("store", "insert", a, "Post", "title=written before the revocation")
         try server.revokeTokens(device: "device0")
         let refused = try SyncServer.run(["device", "sync", a])
-        #expect(refused.status != 0)
+        #expect(refused.status == 77, "a revoked token needs the user")
         #expect(refused.error.contains("notAuthenticated"), "\(refused.error)")
         #expect(refused.error.contains("nimbus device login"), "\(refused.error)")
         #expect(try Self.titles(a) == ["written before the revocation"])
@@ -171,7 +171,7 @@ struct CredentialsTests {
         let directory = folder.url.appendingPathComponent("device").path
         let model = try #require(Bundle.module.url(forResource: "Tags", withExtension: "json", subdirectory: "Fixtures"))
         let refused = try SyncServer.run(["device", "init", directory, "--server", url, "--token", "t", "--model", model.path])
-        #expect(refused.status != 0)
+        #expect(refused.status == 64, "an insecure URL is bad input")
         #expect(refused.error.contains("insecureConnection"), "\(refused.error)")
         #expect(!FileManager.default.fileExists(atPath: directory))
     }

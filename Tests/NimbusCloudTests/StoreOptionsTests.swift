@@ -34,7 +34,7 @@ struct StoreOptionsTests {
         #expect(try Self.posts(b) == ["one", "three", "two"])
         try SyncServer.check(SyncServer.run(["store", "insert", b, "Post", "title=unsent"]))
         let refused = try SyncServer.run(["device", "rebuild", b])
-        #expect(refused.status == 1)
+        #expect(refused.status == 77)
         #expect(refused.error.contains("pendingChanges"))
         #expect(try Self.posts(b).contains("unsent"))
         try SyncServer.check(SyncServer.run(["device", "rebuild", b, "--discard-pending"]))
@@ -80,7 +80,7 @@ struct StoreOptionsTests {
         #expect(try file.int("SELECT count(*) FROM sqlite_master WHERE name LIKE 'ANIMBUSCLOUD%'") == 0)
         #expect(try file.string("PRAGMA integrity_check") == "ok")
         let again = try SyncServer.run(["store", "copy", source, copy])
-        #expect(again.status == 1)
+        #expect(again.status == 64)
         #expect(again.error.contains("already exists"))
     }
 }

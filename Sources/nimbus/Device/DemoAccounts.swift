@@ -61,7 +61,7 @@ struct DemoAccounts {
         step("laptop (\(ada.identifier)): \(onLaptop)")
         guard onTablet == onLaptop, onTablet.contains("Unsent from the tablet"), !onTablet.contains("A note without an account") else {
             step("accounts: the replicas differ or mixed accounts")
-            throw ExitCode(1)
+            throw ExitStatus.internalError.exitCode
         }
         step("accounts: the post written before signing out reached ada's other devices; grace's note stayed in her account")
         await tablet.stopSyncing()

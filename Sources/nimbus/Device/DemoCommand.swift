@@ -100,7 +100,7 @@ struct Demo: AsyncParsableCommand {
         step("locations: phone \(phoneLocations), laptop \(laptopLocations) (the Local configuration stays on its device)")
         guard onPhone == onLaptop, laptopLocations == 0, phoneLocations == 1 else {
             step("the replicas differ:\n  phone:  \(onPhone)\n  laptop: \(onLaptop)")
-            throw ExitCode(1)
+            throw ExitStatus.internalError.exitCode
         }
         step("both replicas hold the same data: the title from the phone, the content and tag from the laptop, the tag removal from the phone")
         await phone.close()

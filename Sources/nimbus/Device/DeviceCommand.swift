@@ -69,7 +69,8 @@ extension DeviceCommand {
     /// `nimbus device sync <dir> [--json]`.
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Export and import until nothing is pending; exit 0 when in step with the server.")
+            abstract: "Export and import until nothing is pending; exit 0 when in step with the server.",
+            discussion: "A signed-out device exits 77 (needs the user); a network failure 75 (retry later). See nimbus help exit-codes.")
 
         @Argument(help: "The device folder.") var directory: String
         @Flag(help: "Print the result as JSON.") var json = false
@@ -77,6 +78,7 @@ extension DeviceCommand {
         func run() async throws {
             try await reportingErrors {
                 let device = try DeviceFolder(path: directory)
+                try device.requireSignedIn(for: "device sync")
                 let cloud = try await device.settleUnverifiedAccount() ?? device.openContainer()
                 let summary = try await cloud.syncNow()
                 let pending = try cloud.syncStatus().reduce(0) { $0 + $1.pendingUploads }
@@ -104,7 +106,7 @@ extension DeviceCommand {
                 if json { print(try StatusJSON.encode(status)); return }
                 for store in status {
                     print("\(store.storePath ?? store.storeIdentifier): pending \(store.pendingUploads), parked \(store.parkedRecords), "
-                        + "token \(store.zoneToken ?? "none"), last sync \(store.lastSync.map { ISO8601DateFormatter().string(from: $0) } ?? "never")"
+                        + "token \(store.zoneToken ?? "none"), last sync \(store.lastSync.map(DateText.string(from:)) ?? "never")"
                         + (store.lastError.map { ", last error: \($0)" } ?? ""))
                 }
             }
@@ -116,7 +118,10 @@ enum StatusJSON {
     static func encode<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(DateText.string(from: date))
+        }
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
@@ -137,7 +142,9 @@ extension DeviceCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let cloud = try DeviceFolder(path: directory).openContainer()
+                let device = try DeviceFolder(path: directory)
+                try device.requireSignedIn(for: "device rebuild")
+                let cloud = try device.openContainer()
                 let events = cloud.events
                 let printer = Task {
                     for await event in events where event.kind == .import && event.phase == .progress && !json {
@@ -160,7 +167,9 @@ extension DeviceCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let cloud = try DeviceFolder(path: directory).openContainer()
+                let device = try DeviceFolder(path: directory)
+                try device.requireSignedIn(for: "device erase")
+                let cloud = try device.openContainer()
                 try await cloud.eraseCloudContent()
                 print("erased: the server's zone is empty; other devices remove their replicas at their next sync")
             }
@@ -172,7 +181,12 @@ extension DeviceCommand {
     /// `nimbus device login <dir> --token T`.
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Sign the device in: the account's stores replace the local ones (local data moves into the account on first sign-in).")
+            abstract: "Sign the device in: the account's stores replace the local ones, and what was saved while signed out moves into the account.",
+            discussion: """
+                Every sign-in moves what the device saved while signed out into the account (not only the \
+                first), then removes it from local storage; the next device sync uploads it. A new token of \
+                the signed-in user replaces the old one in place. A refused token exits 77 (needs the user).
+                """)
 
         @Argument(help: "The device folder.") var directory: String
         @Option(help: "The device's token for the account (a new token of the signed-in user replaces the old one in place).")

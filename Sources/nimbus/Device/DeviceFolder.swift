@@ -36,13 +36,22 @@ struct DeviceFolder {
             throw CLIError("\(path) is not a device folder (no device.json); make one with nimbus device init")
         }
         do { configuration = try JSONDecoder().decode(Configuration.self, from: data) } catch {
-            throw CLIError("\(configurationURL.path) is not a valid device configuration: \(error)")
+            throw CLIError("\(configurationURL.path) is not a valid device configuration", underlying: error)
         }
         let modelURL = url.appendingPathComponent("model.json")
         guard let modelData = FileManager.default.contents(atPath: modelURL.path) else {
             throw CLIError("the device folder \(path) has no model.json")
         }
-        model = try JSONDecoder().decode(ManagedObjectModel.self, from: modelData)
+        do { model = try JSONDecoder().decode(ManagedObjectModel.self, from: modelData) } catch {
+            throw CLIError("\(modelURL.path) is not a valid model (nimbus device init writes it)", underlying: error)
+        }
+    }
+
+    /// Throws "needs the user" when the device is signed out: nothing it holds can sync.
+    func requireSignedIn(for command: String) throws {
+        guard try accounts.currentAccount == nil else { return }
+        throw CLIError("\(url.path) is signed out, so \(command) can't reach any account: sign it in with "
+            + "nimbus device login \(url.path) --token <token> (edits made while signed out move into the account)", status: .needsUser)
     }
 
     /// The store descriptions: one per configuration (or one store when the model has none).

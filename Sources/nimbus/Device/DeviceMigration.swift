@@ -35,7 +35,8 @@ enum DeviceMigration {
                 report("\(store.path): \(stages.isEmpty ? "already at the model's current version" : "migrated through " + stages.joined(separator: ", "))")
             } catch {
                 let done = migrated.isEmpty ? "" : " (already migrated: \(migrated.joined(separator: ", ")))"
-                throw CLIError("the device's store \(store.path) did not migrate: \(error)\(done); the device keeps its old model")
+                throw CLIError("the device's store \(store.path) did not migrate\(done); the device keeps its old model",
+                               status: ExitStatus.report(for: error)?.status ?? .internalError, underlying: error)
             }
             migrated.append(store.path)
         }

@@ -8,7 +8,7 @@ extension StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete the objects matching a predicate (delete rules apply).")
 
-        @Argument(help: "The store file.") var store: String
+        @Argument(help: "The store file or device folder.") var store: String
         @Argument(help: "The entity name.") var entity: String
         @Option(help: "Which objects to delete; use TRUEPREDICATE for all.") var predicate: String
         @Option(name: .customLong("arg"), help: "A value for the predicate's next %@, in order: uri:x-coredata://… (an object), string:, int:, double:, bool:, date: (ISO 8601), uuid:, or nil.")

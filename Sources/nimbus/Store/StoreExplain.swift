@@ -10,7 +10,7 @@ extension StoreCommand {
             abstract: "Print the SQL a fetch sends and SQLite's query plan for it.",
             discussion: "A predicate over an R-tree fetch index shows the R-tree's virtual table in the plan.")
 
-        @Argument(help: "The store file.") var store: String
+        @Argument(help: "The store file or device folder.") var store: String
         @Argument(help: "The entity name.") var entity: String
         @Option(help: "A predicate in Core Data's format, e.g. \"latitude BETWEEN {40, 50}\".") var predicate: String?
         @Option(name: .customLong("arg"), help: "A value for the predicate's next %@, in order: uri:x-coredata://… (an object), string:, int:, double:, bool:, date: (ISO 8601), uuid:, or nil.")

@@ -8,7 +8,7 @@ extension StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the store's persistent history: each transaction with its author and changes.")
 
-        @Argument(help: "The store file.") var store: String
+        @Argument(help: "The store file or device folder.") var store: String
         @Option(help: "Show transactions after this token (<store UUID>:<transaction>).") var after: String?
         @Option(help: "Show only transactions by this author.") var author: String?
         @Flag(help: "Print the result as JSON.") var json = false
@@ -22,12 +22,11 @@ extension StoreCommand {
                 var request = PersistentHistoryChangeRequest.fetchHistory(after: try after.map(PersistentHistoryToken.init(string:)))
                 if let author { request.transactionPredicate = try QueryPredicate(format: "author == %@", author) }
                 let transactions = try session.context.performAndWait { try session.context.execute(request).transactions }
-                let formatter = ISO8601DateFormatter()
                 if json {
                     print(try ObjectJSON.serialize(transactions.map { transaction -> [String: Any] in
                         [
                             "token": transaction.token.description, "transaction": transaction.transactionNumber,
-                            "timestamp": formatter.string(from: transaction.timestamp), "author": transaction.author ?? NSNull(),
+                            "timestamp": DateText.string(from: transaction.timestamp), "author": transaction.author ?? NSNull(),
                             "contextName": transaction.contextName ?? NSNull(), "bundleID": transaction.bundleID ?? NSNull(),
                             "processID": transaction.processID ?? NSNull(),
                             "changes": (transaction.changes ?? []).map { change -> [String: Any] in
@@ -48,7 +47,7 @@ extension StoreCommand {
                     print(after == nil && author == nil ? "no transactions recorded yet" : "no transactions match")
                 }
                 for transaction in transactions {
-                    print("transaction \(transaction.transactionNumber)  \(formatter.string(from: transaction.timestamp))  "
+                    print("transaction \(transaction.transactionNumber)  \(DateText.string(from: transaction.timestamp))  "
                         + "author=\(transaction.author ?? "-")  context=\(transaction.contextName ?? "-")  token=\(transaction.token)")
                     for change in transaction.changes ?? [] {
                         var line = "  \(Self.name(change.changeType)) \(change.changedObjectID.entity.name) p\(change.changedObjectID.primaryKey)"
@@ -78,7 +77,7 @@ extension StoreCommand {
             abstract: "Delete persistent history up to and including a token.",
             discussion: "Refused when a registered consumer has not read that far, unless --force.")
 
-        @Argument(help: "The store file.") var store: String
+        @Argument(help: "The store file or device folder.") var store: String
         @Option(help: "Purge transactions up to and including this token (<store UUID>:<transaction>).") var before: String
         @Flag(help: "Purge even history registered consumers have not read.") var force = false
         @Flag(help: "Print the result as JSON.") var json = false

@@ -8,7 +8,7 @@ extension StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show a store's UUID, journal mode, model version hash, and its entities with row counts, attributes, relationships, indexes and constraints, and the model's notes.")
 
-        @Argument(help: "The store file.") var store: String
+        @Argument(help: "The store file or device folder.") var store: String
         @Flag(help: "Print the result as JSON.") var json = false
 
         func run() throws {

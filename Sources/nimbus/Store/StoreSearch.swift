@@ -15,7 +15,7 @@ extension StoreCommand {
                 history is indexed first (the first search builds the index).
                 """)
 
-        @Argument(help: "The store file.") var store: String
+        @Argument(help: "The store file or device folder.") var store: String
         @Argument(help: "The search, e.g. \"cafe* -decaf\".") var query: String
         @Option(help: "Only objects of this entity (sub-entities included); repeat for more.") var entity: [String] = []
         @Option(help: "The most results.") var limit = 20

@@ -1,9 +1,8 @@
 import ArgumentParser
 import Foundation
-import Nimbus
-import NimbusCloud
 
-/// Runs a command body, turning errors into one line on stderr and exit status 1.
+/// Runs a command body, turning errors into one line on stderr and the exit status of
+/// their class (``ExitStatus``).
 func reportingErrors<T>(_ body: () throws -> T) throws -> T {
     do { return try body() } catch { throw report(error) }
 }
@@ -13,25 +12,23 @@ func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
     do { return try await body() } catch { throw report(error) }
 }
 
-/// Writes a known error as one line on stderr and returns exit status 1; other errors
-/// pass through unchanged.
+/// Writes an error as one line on stderr and returns its exit code; ArgumentParser's own
+/// errors pass through unchanged.
 private func report(_ error: any Error) -> any Error {
-    let line: String
-    switch error {
-    case let error as NimbusError: line = "\(error.code): \(error.message)"
-    case let error as CloudError where error.code == .notAuthenticated:
-        line = "\(error.code): \(error.message). Nothing saved on this device is lost: give it a new token "
-            + "(nimbus device login <device-folder> --token <new token>) and the next sync sends its unsent edits"
-    case let error as CloudError: line = "\(error.code): \(error.message)"
-    case let error as CLIError: line = error.message
-    default: return error
-    }
-    FileHandle.standardError.write(Data("nimbus: \(line)\n".utf8))
-    return ExitCode(1)
+    guard let report = ExitStatus.report(for: error) else { return error }
+    FileHandle.standardError.write(Data("nimbus: \(report.line)\n".utf8))
+    return report.status.exitCode
 }
 
-/// A command-line usage error with a message for the user.
+/// An error of the command line, in the CLI's words: bad input unless it says otherwise.
 struct CLIError: Error {
     var message: String
-    init(_ message: String) { self.message = message }
+    var status: ExitStatus
+    var underlying: (any Error)?
+
+    init(_ message: String, status: ExitStatus = .badInput, underlying: (any Error)? = nil) {
+        self.message = message
+        self.status = status
+        self.underlying = underlying
+    }
 }

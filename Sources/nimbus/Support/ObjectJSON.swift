@@ -5,9 +5,10 @@ import NimbusWire
 /// Fetch results as the CLI prints them: attribute names as keys, relationships as arrays
 /// of object URIs, plus `objectID`.
 enum ObjectJSON {
-    static func dictionary(for object: ManagedObject) -> [String: Any] {
+    /// - Parameter properties: The names to print (all persistent properties when `nil`).
+    static func dictionary(for object: ManagedObject, properties: Set<String>? = nil) -> [String: Any] {
         var result: [String: Any] = ["objectID": object.objectID.uriRepresentation().absoluteString]
-        for property in object.entity.properties where !property.isTransient {
+        for property in object.entity.properties where !property.isTransient && properties?.contains(property.name) != false {
             switch property {
             case let .attribute(attribute):
                 result[attribute.name] = json(object.value(forKey: attribute.name), type: attribute.type)
@@ -25,11 +26,12 @@ enum ObjectJSON {
         return result
     }
 
-    /// A JSON-compatible value: numbers, strings, booleans, ISO 8601 dates, base64 data.
+    /// A JSON-compatible value: numbers, strings, booleans, ISO 8601 dates with fractional
+    /// seconds (``DateText``), base64 data.
     static func json(_ value: Any?, type: AttributeType?) -> Any {
         switch value {
         case nil: return NSNull()
-        case let date as Date: return ISO8601DateFormatter().string(from: date)
+        case let date as Date: return DateText.string(from: date)
         case let data as Data: return data.base64EncodedString()
         case let uuid as UUID: return uuid.uuidString
         case let url as URL: return url.absoluteString

@@ -80,7 +80,7 @@ struct StoreSession {
             case "false", "no", "0": return false
             default: throw bad()
             }
-        case "date": guard let v = ISO8601DateFormatter().date(from: value) else { throw bad() }; return v
+        case "date": guard let v = DateText.date(from: value) else { throw bad() }; return v
         case "uuid": guard let v = UUID(uuidString: value) else { throw bad() }; return v
         default:
             throw CLIError("--arg \(text): unknown type \(type); use uri, string, int, double, bool, date, uuid (or nil)")

@@ -3,17 +3,30 @@ import Nimbus
 
 /// Parses `key=value` arguments by each attribute's type, as the CLI conventions say:
 /// numbers as written, booleans true/false/YES/NO/1/0, dates in ISO 8601, UUIDs in their
-/// string form, binary as `@path` or base64, an empty value as the empty string;
-/// relationships as object URIs (comma-separated for to-many).
+/// string form, binary as `@path` or base64, strings as written or from a file (`@path`;
+/// `@@text` for a string that starts with `@`), an empty value as the empty string;
+/// relationships as object URIs (comma-separated for to-many), `Entity[key=value]` or a
+/// predicate on the destination entity, resolved in the store (``RelationshipValue``).
+/// `key+=…` and `key-=…` add members to and remove members from a to-many relationship.
 enum ValueParsing {
-    static func assignments(_ arguments: [String]) throws -> [(key: String, value: String)] {
+    /// One `key=value`, `key+=value` or `key-=value`.
+    struct Assignment {
+        enum Operation { case set, add, remove }
+        var key: String
+        var operation: Operation
+        var value: String
+    }
+
+    static func assignments(_ arguments: [String]) throws -> [Assignment] {
         try arguments.map { argument in
             guard let equals = argument.firstIndex(of: "=") else {
-                throw CLIError("expected key=value, got '\(argument)'")
+                throw CLIError("expected key=value, key+=value or key-=value, got '\(argument)'")
             }
-            let key = String(argument[..<equals])
+            var key = String(argument[..<equals])
+            var operation = Assignment.Operation.set
+            if key.hasSuffix("+") { operation = .add; key.removeLast() } else if key.hasSuffix("-") { operation = .remove; key.removeLast() }
             guard !key.isEmpty else { throw CLIError("expected key=value, got '\(argument)' (the key is empty)") }
-            return (key, String(argument[argument.index(after: equals)...]))
+            return Assignment(key: key, operation: operation, value: String(argument[argument.index(after: equals)...]))
         }
     }
 
@@ -57,44 +70,47 @@ enum ValueParsing {
             guard let data = Data(base64Encoded: text) else { throw bad("base64 or @path") }
             return data
         case .string:
+            if text.hasPrefix("@@") { return String(text.dropFirst()) }
+            if text.hasPrefix("@") {
+                let path = String(text.dropFirst())
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw CLIError("\(entity).\(attribute.name): cannot read file \(path) (write @@… for a string that starts with @)")
+                }
+                guard let string = String(data: data, encoding: .utf8) else {
+                    throw CLIError("\(entity).\(attribute.name): the file \(path) is not UTF-8 text")
+                }
+                return string
+            }
             return text
         }
     }
 
-    static func parseDate(_ text: String) -> Date? {
-        let full = ISO8601DateFormatter()
-        if let date = full.date(from: text) { return date }
-        full.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = full.date(from: text) { return date }
-        full.formatOptions = [.withFullDate]
-        return full.date(from: text)
-    }
+    static func parseDate(_ text: String) -> Date? { DateText.date(from: text) }
 
-    /// Applies assignments to an object: attributes by type, relationships by URI.
-    static func apply(_ assignments: [(key: String, value: String)], to object: ManagedObject, session: StoreSession) throws {
+    /// Applies assignments to an object: attributes by type, relationships by
+    /// ``RelationshipValue`` (resolved once per assignment, for the first object, and reused).
+    static func apply(_ assignments: [Assignment], to object: ManagedObject, session: StoreSession,
+                      resolved: inout [Int: [ManagedObject]]) throws {
         let entity = object.entity
-        for (key, text) in assignments {
+        for (index, assignment) in assignments.enumerated() {
+            let key = assignment.key
             guard let property = entity.property(named: key) else {
                 let known = entity.properties.map(\.name).joined(separator: ", ")
                 throw CLIError("\(entity.name) has no property '\(key)' (properties: \(known))")
             }
             switch property {
             case let .attribute(attribute):
-                try object.setValidatedValue(try value(text, for: attribute, entity: entity.name), forKey: key)
+                guard assignment.operation == .set else {
+                    throw CLIError("\(entity.name).\(key) is an attribute: += and -= add and remove members of a to-many relationship; use \(key)=value")
+                }
+                try object.setValidatedValue(try value(assignment.value, for: attribute, entity: entity.name), forKey: key)
             case let .relationship(relationship):
-                let uris = text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
-                let objects = try uris.map { uri -> ManagedObject in
-                    guard let url = URL(string: uri), let id = session.coordinator.managedObjectID(forURIRepresentation: url) else {
-                        throw CLIError("\(entity.name).\(key): '\(uri)' is not an object URI of this store")
-                    }
-                    return try session.context.existingObject(with: id)
+                let objects: [ManagedObject]
+                if let known = resolved[index] { objects = known } else {
+                    objects = try RelationshipValue.objects(assignment.value, for: relationship, of: entity, session: session)
+                    resolved[index] = objects
                 }
-                if relationship.isToMany {
-                    try object.setValidatedValue(relationship.isOrdered ? objects as Any : Set(objects) as Any, forKey: key)
-                } else {
-                    guard objects.count <= 1 else { throw CLIError("\(entity.name).\(key) is to-one; give one object URI") }
-                    try object.setValidatedValue(objects.first, forKey: key)
-                }
+                try RelationshipValue.apply(assignment.operation, objects, to: object, relationship: relationship)
             }
         }
     }

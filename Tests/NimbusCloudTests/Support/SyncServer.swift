@@ -38,7 +38,8 @@ final class SyncServer: @unchecked Sendable {
     /// A token for each other user (one device each).
     private(set) var otherTokens: [String: String] = [:]
 
-    init(devices: Int = 2, user: String = "alice", otherUsers: [String] = [], quotaBytes: Int? = nil) async throws {
+    init(devices: Int = 2, user: String = "alice", otherUsers: [String] = [], quotaBytes: Int? = nil,
+         serveArguments: [String] = []) async throws {
         folder = try TemporaryDirectory()
         let data = folder.url.appendingPathComponent("server").path
         try Self.check(Self.run(["users", "add", user, "--data-dir", data] + (quotaBytes.map { ["--quota-bytes", String($0)] } ?? [])))
@@ -58,7 +59,7 @@ final class SyncServer: @unchecked Sendable {
         port = Self.freePort()
         process = Process()
         process.executableURL = URL(fileURLWithPath: try Self.executable)
-        process.arguments = ["serve", "--data-dir", data, "--port", String(port), "--log-level", "error"]
+        process.arguments = ["serve", "--data-dir", data, "--port", String(port), "--log-level", "error"] + serveArguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
