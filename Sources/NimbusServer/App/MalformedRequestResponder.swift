@@ -18,7 +18,7 @@ import NimbusWire
 /// client ``lingerTimeout`` to read the answer before closing the connection (closing with
 /// unread input would reset the connection and lose the answer). A parse error while
 /// earlier requests are still being answered is answered after their responses.
-/// The `101` of a WebSocket upgrade removes it.
+/// The `101` of a WebSocket upgrade removes it, once flushed.
 ///
 /// For example:
 /// ```swift
@@ -26,7 +26,9 @@ import NimbusWire
 /// try channel.pipeline.syncOperations.addHandler(MalformedRequestResponder(), position: .after(decoder.handler))
 /// ```
 final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
+    /// Request parts, and raw bytes once the decoder has left for a WebSocket upgrade: read as
+    /// `Any` so that neither traps.
+    typealias InboundIn = Any
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
@@ -39,6 +41,9 @@ final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHan
     private var pendingAnswer: (HTTPResponseStatus, String)?
     private var answered = false
     private var lingerTimer: Scheduled<Void>?
+    /// Set by a `101` response: the handler leaves once it is flushed (leaving during the
+    /// write of a `writeAndFlush` would drop its flush).
+    private var upgraded = false
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parseError = error as? HTTPParserError else {
@@ -72,15 +77,15 @@ final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHan
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { unansweredRequests += 1 }
+        if case .head? = unwrapInboundIn(data) as? HTTPServerRequestPart { unansweredRequests += 1 }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status == .switchingProtocols:
+            upgraded = true
             context.write(data, promise: promise)
-            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         case .head, .body:
             context.write(data, promise: promise)
         case .end:
@@ -90,6 +95,14 @@ final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHan
                 pendingAnswer = nil
                 respond(context, answer)
             }
+        }
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        context.flush()
+        if upgraded {
+            upgraded = false
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
     }
 
