@@ -28,11 +28,15 @@ package final class DataDirectoryLock: Sendable {
 
     /// Takes the lock without waiting.
     /// - Parameter directory: The data directory; it must exist.
-    /// - Throws: ``LockedError`` when it is held; a `POSIXError` when the lock file cannot be opened.
+    /// - Throws: ``LockedError`` when it is held; ``DataDirectory/AccessError`` naming the lock
+    ///   file when it cannot be opened.
     package init(directory: String) throws {
         let path = directory + "/nimbus.lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw DataDirectory.AccessError(path: path, action: "open the lock file", reason: String(cString: strerror(errno)))
+        }
+        _ = fchmod(fd, 0o600)
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
             close(fd)
