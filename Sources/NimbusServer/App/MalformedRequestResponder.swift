@@ -16,8 +16,9 @@ import NimbusWire
 ///
 /// each with `Connection: close` and a JSON error body. It then closes its side and gives the
 /// client ``lingerTimeout`` to read the answer before closing the connection (closing with
-/// unread input would reset the connection and lose the answer). A parse error while
-/// earlier requests are still being answered is answered after their responses.
+/// unread input would reset the connection and lose the answer). A parse error while a
+/// request is being answered (a body cut short, a malformed pipelined request) is passed on:
+/// Hummingbird's handler, which owns the connection from its first request on, answers it.
 /// The `101` of a WebSocket upgrade removes it, once flushed.
 ///
 /// For example:
@@ -37,8 +38,6 @@ final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHan
 
     /// Requests whose head came in and whose response has not ended.
     private var unansweredRequests = 0
-    /// The answer to a parse error that came while earlier requests were being answered.
-    private var pendingAnswer: (HTTPResponseStatus, String)?
     private var answered = false
     private var lingerTimer: Scheduled<Void>?
     /// Set by a `101` response: the handler leaves once it is flushed (leaving during the
@@ -50,14 +49,16 @@ final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHan
             context.fireErrorCaught(error)
             return
         }
-        guard !answered else { return }
-        answered = true
-        let answer = Self.answer(for: parseError, inRequestLine: Self.inRequestLine(context))
         if unansweredRequests > 0 {
-            pendingAnswer = answer
+            // A request is being answered: its body (or the next request) is what failed.
+            // Hummingbird's handler sees the error through its body stream, classifies it
+            // (a client that hung up mid-body is a 499, not a 400) and closes the connection.
+            context.fireErrorCaught(error)
             return
         }
-        respond(context, answer)
+        guard !answered else { return }
+        answered = true
+        respond(context, Self.answer(for: parseError, inRequestLine: Self.inRequestLine(context)))
     }
 
     /// Writes the error response, then lingers and closes.
@@ -91,10 +92,6 @@ final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHan
         case .end:
             unansweredRequests = max(0, unansweredRequests - 1)
             context.write(data, promise: promise)
-            if unansweredRequests == 0, let answer = pendingAnswer {
-                pendingAnswer = nil
-                respond(context, answer)
-            }
         }
     }
 
