@@ -51,7 +51,46 @@ extension NimbusCommand {
         @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
         var logLevel: String = "info"
 
+        @Flag(help: "Verify the SQLite database first (SQLite's integrity check, values of the right types, known migrations) and serve only if it is sound.")
+        var check = false
+
+        func validate() throws {
+            guard Logger.Level(rawValue: logLevel) != nil else {
+                throw ValidationError("Unknown --log-level '\(logLevel)': use trace, debug, info, notice, warning, error or critical.")
+            }
+            do {
+                try serverConfiguration().validate()
+            } catch let error as ServerConfiguration.InvalidError {
+                throw ValidationError(error.message)
+            }
+            if check, storage.postgresURL != nil {
+                throw ValidationError("--check verifies a SQLite data folder; PostgreSQL has its own tools (amcheck, pg_dump).")
+            }
+        }
+
         func run() async throws {
+            let configuration = serverConfiguration()
+            if check {
+                let path = configuration.dataDirectory + "/nimbus.sqlite"
+                let problems = try SQLiteDatabaseCheck.verify(path: path)
+                guard problems.isEmpty else {
+                    FileHandle.standardError.write(Data("nimbus: \(path) failed its check:\n".utf8))
+                    for problem in problems { FileHandle.standardError.write(Data("  \(problem)\n".utf8)) }
+                    throw ExitCode(1)
+                }
+                FileHandle.standardOutput.write(Data("\(path) passed its check\n".utf8))
+            }
+            var logger = Logger(label: "nimbus")
+            logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+            let host = configuration.host
+            let server = try await NimbusServerApp.make(configuration: configuration, logger: logger) { port in
+                FileHandle.standardOutput.write(Data("nimbus listening on http://\(host):\(port)\n".utf8))
+            }
+            try await server.run()
+        }
+
+        /// The server's configuration from the options (``validate()`` checks it).
+        private func serverConfiguration() -> ServerConfiguration {
             var configuration = storage.configuration(port: port)
             configuration.host = host
             configuration.rateLimitPerSecond = rateLimit
@@ -64,13 +103,7 @@ extension NimbusCommand {
             configuration.requestBodyTimeout = .seconds(requestBodyTimeout)
             configuration.minimumRequestBodyRate = minBodyRate
             configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
-            var logger = Logger(label: "nimbus")
-            logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-            let host = configuration.host
-            let server = try await NimbusServerApp.make(configuration: configuration, logger: logger) { port in
-                FileHandle.standardOutput.write(Data("nimbus listening on http://\(host):\(port)\n".utf8))
-            }
-            try await server.run()
+            return configuration
         }
     }
 }

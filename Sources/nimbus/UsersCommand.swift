@@ -22,6 +22,12 @@ extension NimbusCommand {
             @Option(name: .customLong("quota-bytes"), help: "The user's storage quota; the server's default when omitted.")
             var quotaBytes: Int64?
 
+            func validate() throws {
+                if let quotaBytes, !(0...ServerConfiguration.largestQuotaBytes).contains(quotaBytes) {
+                    throw ValidationError("--quota-bytes \(quotaBytes) is out of range: it must be between 0 and \(ServerConfiguration.largestQuotaBytes).")
+                }
+            }
+
             func run() async throws {
                 let user = try await ServerAdministration.addUser(
                     configuration: storage.configuration(), name: name, quotaBytes: quotaBytes)
@@ -52,6 +58,12 @@ extension NimbusCommand {
 
             @Option(name: .customLong("expires-in"), help: "Seconds until the token expires; never when omitted.")
             var expiresIn: Int64?
+
+            func validate() throws {
+                if let expiresIn, !(1...ServerConfiguration.longestSeconds).contains(expiresIn) {
+                    throw ValidationError("--expires-in \(expiresIn) is out of range: it must be between 1 and \(ServerConfiguration.longestSeconds) seconds (100 years).")
+                }
+            }
 
             func run() async throws {
                 let token = try await ServerAdministration.createToken(

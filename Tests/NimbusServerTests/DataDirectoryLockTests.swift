@@ -18,6 +18,17 @@ struct DataDirectoryLockTests {
         await second.stop()
     }
 
+    @Test("deleting nimbus.lock under a running server does not let a second one start")
+    func deletedLockFile() async throws {
+        let directory = NSTemporaryDirectory() + "nimbus-lock-\(UUID().uuidString)"
+        let first = try await TestServer.start(.sqlite, dataDirectory: directory)
+        try FileManager.default.removeItem(atPath: directory + "/nimbus.lock")
+        await #expect(throws: DataDirectoryLock.LockedError.self) {
+            _ = try await NimbusServerApp.make(configuration: ServerConfiguration(dataDirectory: directory, port: 0))
+        }
+        await first.stop()
+    }
+
     @Test("a second nimbus serve on the same data directory exits non-zero with a clear error")
     func secondProcess() async throws {
         let directory = NSTemporaryDirectory() + "nimbus-lock-\(UUID().uuidString)"

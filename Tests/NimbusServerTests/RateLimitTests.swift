@@ -19,7 +19,8 @@ struct RateLimitTests {
         #expect(ErrorMiddleware.retryAfterHeader(3) == "3")
         #expect(ErrorMiddleware.retryAfterHeader(.infinity) == nil)
         #expect(ErrorMiddleware.retryAfterHeader(.nan) == nil)
-        #expect(ErrorMiddleware.retryAfterHeader(1e300) == String(Int.max))
+        #expect(ErrorMiddleware.retryAfterHeader(1e300) == "3600")
+        #expect(ErrorMiddleware.retryAfterHeader(Double(Int.max)) == "3600")
     }
 
     @Test("nimbus serve --rate-limit 0 keeps answering past the burst")

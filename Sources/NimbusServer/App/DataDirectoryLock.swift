@@ -1,7 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 
-/// An exclusive `flock` on `<data-dir>/nimbus.lock`, held while a server with SQLite storage
+/// An exclusive `flock` on the data folder and on `<data-dir>/nimbus.lock`, held while a server with SQLite storage
 /// runs, so that a second server on the same directory refuses to start instead of sharing
 /// the file without sharing push.
 ///
@@ -24,32 +24,52 @@ package final class DataDirectoryLock: Sendable {
         }
     }
 
-    private let descriptor: NIOLockedValueBox<Int32?>
+    /// The locked descriptors: the folder's, then the lock file's.
+    private let descriptors: NIOLockedValueBox<[Int32]>
 
     /// Takes the lock without waiting.
     /// - Parameter directory: The data directory; it must exist.
-    /// - Throws: ``LockedError`` when it is held; a `POSIXError` when the lock file cannot be opened.
+    /// - Throws: ``LockedError`` when it is held; ``DataDirectory/AccessError`` naming the lock
+    ///   file when it cannot be opened.
     package init(directory: String) throws {
+        // The folder itself first: deleting `nimbus.lock` under a running server must not let
+        // a second one start. The file too, for servers of earlier versions, which lock only it.
+        let folder = try Self.lock(directory, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, what: "open the data folder", directory: directory)
         let path = directory + "/nimbus.lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let file: Int32
+        do {
+            file = try Self.lock(path, flags: O_RDWR | O_CREAT | O_CLOEXEC, what: "open the lock file", directory: directory)
+        } catch {
+            close(folder)
+            throw error
+        }
+        _ = fchmod(file, 0o600)
+        let pid = Data("\(getpid())\n".utf8)
+        _ = ftruncate(file, 0)
+        _ = pid.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+        descriptors = NIOLockedValueBox([folder, file])
+    }
+
+    /// Opens `path` and takes an exclusive `flock` on it without waiting.
+    private static func lock(_ path: String, flags: Int32, what: String, directory: String) throws -> Int32 {
+        let fd = open(path, flags, 0o600)
+        guard fd >= 0 else {
+            throw DataDirectory.AccessError(path: path, action: what, reason: String(cString: strerror(errno)))
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
             close(fd)
             if code == EWOULDBLOCK { throw LockedError(directory: directory) }
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+            throw DataDirectory.AccessError(path: path, action: "lock", reason: String(cString: strerror(code)))
         }
-        let pid = Data("\(getpid())\n".utf8)
-        _ = ftruncate(fd, 0)
-        _ = pid.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        descriptor = NIOLockedValueBox(fd)
+        return fd
     }
 
     /// Releases the lock; later calls do nothing.
     package func release() {
-        descriptor.withLockedValue { fd in
-            if let open = fd { close(open) }
-            fd = nil
+        descriptors.withLockedValue { fds in
+            for fd in fds { close(fd) }
+            fds = []
         }
     }
 

@@ -48,18 +48,24 @@ package struct ErrorMiddleware: RouterMiddleware {
         if let retryAfter = failure.wireError.retryAfter, let value = retryAfterHeader(retryAfter) {
             headers[.retryAfter] = value
         }
+        var wireError = failure.wireError
+        if let retryAfter = wireError.retryAfter, retryAfter > Double(longestRetryAfter) { wireError.retryAfter = Double(longestRetryAfter) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        return (headers, ByteBuffer(bytes: try encoder.encode(ErrorResponse(error: failure.wireError))))
+        return (headers, ByteBuffer(bytes: try encoder.encode(ErrorResponse(error: wireError))))
     }
 
-    /// The `Retry-After` value for a wait in seconds: whole seconds rounded up, at most
-    /// `Int.max`; `nil` (no header) for a wait that is not finite or not positive, which
-    /// converting to an integer would trap on.
+    /// The longest `Retry-After` the server sends: an hour. A longer wait (a rate of one
+    /// request a day) is no use to a client, which should retry and read the answer again.
+    static let longestRetryAfter = 3600
+
+    /// The `Retry-After` value for a wait in seconds: whole seconds rounded up, between 1 and
+    /// ``longestRetryAfter``; `nil` (no header) for a wait that is not finite or not positive,
+    /// which converting to an integer would trap on.
     static func retryAfterHeader(_ seconds: Double) -> String? {
         guard seconds.isFinite, seconds >= 0 else { return nil }
         let whole = seconds.rounded(.up)
-        return whole >= Double(Int.max) ? String(Int.max) : String(Int(whole))
+        return whole >= Double(longestRetryAfter) ? String(longestRetryAfter) : String(max(1, Int(whole)))
     }
 
     /// The response a failure becomes.

@@ -3,6 +3,7 @@ import HummingbirdCore
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
 
 /// Wraps the server's child channel (HTTP/1 with the WebSocket upgrade) with the two guards
 /// Hummingbird does not offer before the first request arrives:
@@ -15,6 +16,8 @@ import NIOCore
 /// - a **request head deadline** (``RequestHeadTimeout``): a request's headers must arrive
 ///   within ``ServerConfiguration/requestHeadTimeout`` of their first byte (the body has its
 ///   own deadline, ``RequestBodyTimeout``, after the HTTP decoder);
+/// - an **answer to malformed requests** (``MalformedRequestResponder``, behind the HTTP
+///   decoder): 400, 414 or 431, then the connection is closed;
 /// - a **per-address connection cap**: the connections beyond
 ///   ``ServerConfiguration/maximumConnectionsPerAddress`` from one IP address are closed at once.
 ///
@@ -47,7 +50,12 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
             channel.close(promise: nil)
             return channel.eventLoop.makeFailedFuture(error)
         }
-        return inner.setup(channel: channel, logger: logger)
+        return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            // After the inner setup, so that it sits right behind the HTTP decoder.
+            let decoder = try channel.pipeline.syncOperations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(MalformedRequestResponder(), position: .after(decoder.handler))
+            return value
+        }
     }
 
     func handle(value: Value, logger: Logger) async {

@@ -24,7 +24,8 @@ package enum JSONResponse {
     }
 
     /// Reads a request body of at most `limit` bytes and decodes it.
-    /// - Throws: `limitExceeded` for a larger body; `invalidArguments` for malformed JSON or wrong types.
+    /// - Throws: `limitExceeded` for a larger body; `invalidArguments` for malformed JSON, a key
+    ///   repeated in one object, or wrong types.
     package static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
         try await decodeCounting(type, from: request, limit: limit).value
     }
@@ -39,6 +40,9 @@ package enum JSONResponse {
             throw WireError(.limitExceeded, "The request body is larger than \(limit) bytes. Split the batch.")
         } catch is NIOTooManyBytesError {
             throw WireError(.limitExceeded, "The request body is larger than \(limit) bytes. Split the batch.")
+        }
+        if let key = buffer.withUnsafeReadableBytes({ JSONDuplicateKeys.first(in: $0) }) {
+            throw WireError(.invalidArguments, "The request body repeats the key '\(key.prefix(100))' in one object; each key may appear once.")
         }
         // Modify batches: a reader that declines anything unusual, so that JSONDecoder still
         // decides what is accepted and words the errors.

@@ -36,7 +36,7 @@ public struct NimbusServerApp: Sendable {
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> NimbusServerApp {
         try configuration.validate()
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        try DataDirectory.prepare(configuration.dataDirectory)
         // With SQLite, push is delivered in-process: a second server on the same file would
         // miss the first one's changes. PostgreSQL servers share push and may share the folder.
         let lock = configuration.postgresURL == nil ? try DataDirectoryLock(directory: configuration.dataDirectory) : nil
@@ -48,9 +48,15 @@ public struct NimbusServerApp: Sendable {
             throw error
         }
         let metrics = ServerMetrics()
+        let assets = try AssetStore(root: configuration.dataDirectory + "/assets")
+        // Only the server holding the folder's lock may: PostgreSQL servers share the folder.
+        if lock != nil {
+            let removed = assets.removeLeftoverUploads()
+            if removed > 0 { logger.notice("removed unfinished uploads of an earlier run", metadata: ["files": "\(removed)"]) }
+        }
         let services = ServerServices(
             configuration: configuration, storage: backend.storage, clock: clock, metrics: metrics,
-            assets: try AssetStore(root: configuration.dataDirectory + "/assets"),
+            assets: assets,
             authenticator: Authenticator(
                 storage: backend.storage,
                 limiter: RateLimiter(perSecond: configuration.rateLimitPerSecond, burst: configuration.rateLimitBurst),

@@ -31,6 +31,11 @@ final class RequestHeadTimeout: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let timeout: TimeAmount
     private var state = State.waitingForRequest
+    /// The bytes of the current head's request line read so far (all of them when no line
+    /// end has come yet), so that ``MalformedRequestResponder`` can tell a URL too long from
+    /// headers too large.
+    private(set) var requestLineLength = 0
+    private var requestLineEnded = false
     private var timer: Scheduled<Void>?
 
     init(timeout: TimeAmount) {
@@ -79,6 +84,14 @@ final class RequestHeadTimeout: ChannelDuplexHandler, RemovableChannelHandler {
     private func scan(_ buffer: ByteBuffer, after previous: [UInt8]) {
         let found = buffer.withUnsafeReadableBytes { bytes -> Bool in
             var last = previous
+            if !requestLineEnded {
+                if let end = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                    requestLineLength += end
+                    requestLineEnded = true
+                } else {
+                    requestLineLength += bytes.count
+                }
+            }
             for byte in bytes {
                 if byte == UInt8(ascii: "\n"), last.last == UInt8(ascii: "\n")
                     || (last.count == 2 && last[0] == UInt8(ascii: "\n") && last[1] == UInt8(ascii: "\r"))
@@ -99,6 +112,8 @@ final class RequestHeadTimeout: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func start(_ context: ChannelHandlerContext) {
         state = .readingHead(previous: [])
+        requestLineLength = 0
+        requestLineEnded = false
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
             let context = loopBound.value

@@ -57,9 +57,14 @@ package struct ServerServices: Sendable {
         return ZoneKey(database: database, zoneName: zoneName)
     }
 
-    /// The user charged for writes to a database: the owner of a private database; nobody
-    /// for the public one.
-    package func quotaUser(for database: DatabaseKey) -> Int64? {
-        database.scope == .private ? database.ownerID : nil
+    /// The user charged for writes to a database: the owner of a private database (also when
+    /// a participant writes to a zone shared from it); the writer in the public database,
+    /// which has no owner, so that no user stores more there than their own quota allows.
+    package func quotaUser(for database: DatabaseKey, writer: Principal) -> Int64? {
+        switch database.scope {
+        case .private: database.ownerID
+        case .public: writer.userID
+        case .shared: nil  // writes reach shared zones through their owner's private key
+        }
     }
 }

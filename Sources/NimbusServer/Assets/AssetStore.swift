@@ -39,6 +39,15 @@ package final class AssetStore: Sendable {
         try FileManager.default.createDirectory(atPath: root + "/tmp", withIntermediateDirectories: true)
     }
 
+    /// Removes the temporary files of uploads a previous run left unfinished (a crash or a
+    /// kill in the middle of an upload); called at start by the only server on the folder.
+    /// - Returns: How many files were removed.
+    @discardableResult
+    package func removeLeftoverUploads() -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root + "/tmp")) ?? []
+        return names.filter { (try? FileManager.default.removeItem(atPath: "\(root)/tmp/\($0)")) != nil }.count
+    }
+
     /// Runs blocking file-system work on NIO's thread pool, never on the cooperative pool
     /// that runs every request's task (two threads on a two-core machine).
     package static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
@@ -72,7 +81,7 @@ package final class AssetStore: Sendable {
     package func receive(_ body: RequestBody, maximumBytes: Int64, expectedChecksum: String?) async throws -> ReceivedAsset {
         let temporary = "\(root)/tmp/\(UUID().uuidString)"
         let created = try await Self.blocking { () -> FileHandle? in
-            guard FileManager.default.createFile(atPath: temporary, contents: nil) else { return nil }
+            guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]) else { return nil }
             return FileHandle(forWritingAtPath: temporary)
         }
         guard let handle = created else { throw WireError(.internalError, "Could not create a temporary asset file.") }

@@ -19,9 +19,12 @@ package struct AccountAdmin: Sendable {
     }
 
     /// Adds a user.
-    /// - Throws: `invalidArguments` for a bad or taken name.
+    /// - Throws: `invalidArguments` for a bad or taken name, or a quota outside 0 … 1 EiB.
     package func addUser(name: String, quotaBytes: Int64? = nil) async throws -> UserAccount {
         let name = name.nfc
+        if let quotaBytes, !(0...ServerConfiguration.largestQuotaBytes).contains(quotaBytes) {
+            throw WireError(.invalidArguments, "The quota \(quotaBytes) is out of range: it must be between 0 and \(ServerConfiguration.largestQuotaBytes) bytes.")
+        }
         if let problem = NameRules.problem(with: name) {
             throw WireError(.invalidArguments, "The user name \(problem).")
         }
@@ -33,8 +36,14 @@ package struct AccountAdmin: Sendable {
     ///   - userName: The user.
     ///   - device: The device's id, stamped on what it saves.
     ///   - expiresInSeconds: The token's lifetime; `nil` for no expiry.
-    /// - Throws: `unknownItem` when the user does not exist; `invalidArguments` for a bad device name.
+    /// - Throws: `unknownItem` when the user does not exist; `invalidArguments` for a bad device
+    ///   name or a lifetime outside 1 s … 100 years.
     package func createToken(userName: String, device: String, expiresInSeconds: Int64? = nil) async throws -> String {
+        if let expiresInSeconds, !(1...ServerConfiguration.longestSeconds).contains(expiresInSeconds) {
+            throw WireError(
+                .invalidArguments,
+                "The token lifetime \(expiresInSeconds) s is out of range: it must be between 1 and \(ServerConfiguration.longestSeconds) seconds (100 years).")
+        }
         guard let user = try await storage.user(named: userName.nfc) else {
             throw WireError(.unknownItem, "No user named '\(userName)'. Add it with `nimbus users add \(userName)`.")
         }

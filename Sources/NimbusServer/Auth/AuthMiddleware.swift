@@ -11,7 +11,8 @@ package struct AuthMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        let principal = try await authenticator.authenticate(request.headers[.authorization])
+        let principal = try await authenticator.authenticate(
+            request.headers[.authorization], address: context.channel.remoteAddress?.ipAddress)
         context.principal = principal
         context.logger[metadataKey: "user"] = .string(principal.userName)
         context.logger[metadataKey: "device"] = .string(principal.deviceID)
@@ -24,12 +25,31 @@ package struct Authenticator: Sendable {
     let storage: any SyncStorage
     let limiter: RateLimiter
     let clock: ServerClock
+    /// Failed attempts per remote address.
+    var failures = FailedAuthenticationThrottle()
 
     /// Checks the token and takes one request from its rate limit.
+    /// - Parameters:
+    ///   - header: The `Authorization` header.
+    ///   - address: The client's IP address: its failed attempts are throttled.
     /// - Throws: `notAuthenticated` for a missing, forged, expired or revoked token;
-    ///   `requestRateLimited` when the token is over its rate.
-    package func authenticate(_ header: String?) async throws -> Principal {
-        let row = try await validToken(header)
+    ///   `requestRateLimited` when the token is over its rate, or the address made too many
+    ///   failed attempts.
+    package func authenticate(_ header: String?, address: String? = nil) async throws -> Principal {
+        let now = clock.now()
+        if let address, let wait = failures.wait(address: address, now: now) {
+            throw WireError(
+                .requestRateLimited, "Too many requests with tokens that are not valid from this address; retry after \(String(format: "%.2f", wait)) seconds.",
+                retryAfter: wait)
+        }
+        let row: DeviceToken
+        do {
+            row = try await validToken(header)
+        } catch let error as WireError where error.code == .notAuthenticated {
+            // Only attempts that carry credentials cost a lookup worth throttling.
+            if let address, header != nil { failures.recordFailure(address: address, now: now) }
+            throw error
+        }
         if let wait = limiter.admit(tokenID: row.id, now: clock.now()) {
             throw WireError(
                 .requestRateLimited, "Too many requests from this token; retry after \(String(format: "%.2f", wait)) seconds.",

@@ -68,7 +68,8 @@ struct PushRoutes {
 
     /// Authenticates the upgrade request and finds the database and resume token.
     private func resolve(request: Request, context: NimbusRequestContext) async throws -> (DatabaseKey, Int64?) {
-        let principal = try await services.authenticator.authenticate(request.headers[.authorization])
+        let principal = try await services.authenticator.authenticate(
+            request.headers[.authorization], address: context.channel.remoteAddress?.ipAddress)
         let database = try services.database(
             container: try context.pathParameter("container"), scope: try context.pathParameter("database"),
             owner: context.ownerParameter(request), principal: principal)

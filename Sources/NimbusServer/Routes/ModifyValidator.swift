@@ -52,6 +52,14 @@ enum ModifyValidator {
             for key in record.fields.keys where NameRules.problem(with: key) != nil {
                 problems.append(ItemError(name: record.recordName, code: .invalidArguments, message: "The field key '\(key)' \(NameRules.problem(with: key)!)."))
             }
+            for (key, field) in record.fields.sorted(by: { $0.key < $1.key }) {
+                for reference in field.value.map(recordReferences) ?? [] {
+                    guard let problem = NameRules.problem(with: reference.recordName) else { continue }
+                    problems.append(ItemError(
+                        name: record.recordName, code: .invalidArguments,
+                        message: "The reference in field '\(key)' names a record that \(problem); record names are 1 to \(NameRules.maximumLength) bytes."))
+                }
+            }
             for asset in record.assetReferences where !isChecksum(asset.checksum) || asset.size < 0 {
                 problems.append(ItemError(name: record.recordName, code: .invalidArguments, message: "The asset reference '\(asset.checksum)' is not a lowercase hexadecimal SHA-256 with a size."))
             }
@@ -80,6 +88,15 @@ enum ModifyValidator {
         return ItemError(
             name: name, code: .invalidArguments,
             message: "\(subject) \(String(format: "%.0f", aheadSeconds)) s beyond the clock-skew bound ahead of the server's clock (HLC time \(stamp.time) from device '\(stamp.device)'). Correct the device's clock; HLC time is milliseconds << 16 | counter.")
+    }
+
+    /// The record references a value holds, including those inside lists.
+    static func recordReferences(_ value: FieldValue) -> [RecordReference] {
+        switch value {
+        case .reference(let reference): [reference]
+        case .list(let values): values.flatMap(recordReferences)
+        default: []
+        }
     }
 
     static func isChecksum(_ text: String) -> Bool {

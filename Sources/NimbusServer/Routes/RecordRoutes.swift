@@ -20,7 +20,7 @@ struct RecordRoutes {
                 key, body,
                 context: ModifyContext(
                     device: principal.deviceID, now: services.clock.now(),
-                    quotaUserID: services.quotaUser(for: key.database),
+                    quotaUserID: services.quotaUser(for: key.database, writer: principal),
                     defaultQuotaBytes: services.configuration.defaultQuotaBytes))
             let failures = outcome.plan.failures
             var response = ModifyRecordsResponse(results: outcome.plan.results, changeToken: outcome.zone.changeToken)

@@ -16,8 +16,9 @@ package enum StorageFactory {
             let storage = try PostgresStorage(url: url, logger: logger, heartbeatInterval: configuration.postgresHeartbeatInterval)
             return Backend(storage: storage, services: storage.services)
         }
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        try DataDirectory.prepare(configuration.dataDirectory)
         let storage = try SQLiteStorage(path: configuration.dataDirectory + "/nimbus.sqlite")
+        try DataDirectory.restrictFiles(in: configuration.dataDirectory)
         return Backend(storage: storage, services: [])
     }
 

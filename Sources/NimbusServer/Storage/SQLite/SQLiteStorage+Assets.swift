@@ -16,8 +16,8 @@ extension SQLiteStorage {
             }
             // The single writer serializes uploads, so this check sees every earlier charge.
             if let account = try Row.fetchOne(db, sql: "SELECT used_bytes, quota_bytes FROM users WHERE id = ?", arguments: [userID]) {
-                let used: Int64 = account["used_bytes"]
-                let quota: Int64 = account["quota_bytes"] ?? defaultQuotaBytes
+                let used: Int64 = try account.stored("used_bytes", in: "users")
+                let quota: Int64 = try account.storedIfPresent("quota_bytes", in: "users") ?? defaultQuotaBytes
                 if used + size > quota { throw StorageErrors.quotaExceeded(used: used, adding: size, quota: quota) }
             }
             try db.execute(
@@ -56,14 +56,14 @@ extension SQLiteStorage {
                 arguments: [cutoff])
             var touched = Set<String>()
             for row in candidates {
-                let checksum: String = row["checksum"]
+                let checksum: String = try row.stored("checksum", in: "assets")
                 touched.insert(checksum)
                 try db.execute(
                     sql: "DELETE FROM assets WHERE container = ? AND checksum = ? AND user_id = ?",
-                    arguments: [row["container"] as String, checksum, row["user_id"] as Int64])
+                    arguments: [try row.stored("container", in: "assets") as String, checksum, try row.stored("user_id", in: "assets") as Int64])
                 try db.execute(
                     sql: "UPDATE users SET used_bytes = MAX(0, used_bytes - ?) WHERE id = ?",
-                    arguments: [row["size"] as Int64, row["user_id"] as Int64])
+                    arguments: [try row.stored("size", in: "assets") as Int64, try row.stored("user_id", in: "assets") as Int64])
             }
             return try touched.filter { checksum in
                 try Row.fetchOne(db, sql: "SELECT 1 FROM assets WHERE checksum = ?", arguments: [checksum]) == nil

@@ -64,7 +64,7 @@ extension SQLiteStorage {
             for row in rows {
                 try db.execute(
                     sql: "UPDATE zones SET purged_seq = MAX(purged_seq, ?) WHERE id = ?",
-                    arguments: [row["max_seq"] as Int64, row["zone_id"] as Int64])
+                    arguments: [try row.stored("max_seq", in: "records") as Int64, try row.stored("zone_id", in: "records") as Int64])
             }
             try db.execute(sql: "DELETE FROM records WHERE deleted_time IS NOT NULL AND modified_at < ?", arguments: [cutoff])
             return db.changesCount
@@ -111,8 +111,8 @@ extension SQLiteStorage {
 
     static func charge(_ db: Database, userID: Int64, bytes: Int64, defaultQuota: Int64) throws {
         guard let row = try Row.fetchOne(db, sql: "SELECT used_bytes, quota_bytes FROM users WHERE id = ?", arguments: [userID]) else { return }
-        let used: Int64 = row["used_bytes"]
-        let quota: Int64 = row["quota_bytes"] ?? defaultQuota
+        let used: Int64 = try row.stored("used_bytes", in: "users")
+        let quota: Int64 = try row.storedIfPresent("quota_bytes", in: "users") ?? defaultQuota
         if bytes > 0 && used + bytes > quota {
             throw StorageErrors.quotaExceeded(used: used, adding: bytes, quota: quota)
         }
@@ -120,13 +120,15 @@ extension SQLiteStorage {
     }
 
     static func storedRecord(_ row: Row) throws -> StoredRecord {
-        let deletedTime: Int64? = row["deleted_time"]
-        let deletion = deletedTime.map { HLCStamp(time: $0, device: row["deleted_device"] ?? "") }
+        let deletedTime: Int64? = try row.storedIfPresent("deleted_time", in: "records")
+        let deletedDevice: String? = try row.storedIfPresent("deleted_device", in: "records")
+        let deletion = deletedTime.map { HLCStamp(time: $0, device: deletedDevice ?? "") }
         return StoredRecord(
-            recordName: row["name"], recordType: row["type"], fields: try FieldsCoding.decode(row["fields"]),
-            changeTag: row["change_tag"], seq: row["seq"],
-            created: RecordStamp(time: row["created_at"], device: row["created_device"]),
-            modified: RecordStamp(time: row["modified_at"], device: row["modified_device"]),
-            deletion: deletion, size: row["size"])
+            recordName: try row.stored("name", in: "records"), recordType: try row.stored("type", in: "records"),
+            fields: try FieldsCoding.decode(try row.stored("fields", in: "records")),
+            changeTag: try row.stored("change_tag", in: "records"), seq: try row.stored("seq", in: "records"),
+            created: RecordStamp(time: try row.stored("created_at", in: "records"), device: try row.stored("created_device", in: "records")),
+            modified: RecordStamp(time: try row.stored("modified_at", in: "records"), device: try row.stored("modified_device", in: "records")),
+            deletion: deletion, size: try row.stored("size", in: "records"))
     }
 }

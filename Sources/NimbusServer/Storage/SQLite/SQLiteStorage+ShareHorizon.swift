@@ -13,7 +13,10 @@ extension SQLiteStorage {
             for row in horizons {
                 try db.execute(
                     sql: "UPDATE databases SET purged_seq = MAX(purged_seq, ?) WHERE container = ? AND scope = 'shared' AND owner_id = ?",
-                    arguments: [row["max_seq"] as Int64, row["container"] as String, row["user_id"] as Int64])
+                    arguments: [
+                        try row.stored("max_seq", in: "share_participants") as Int64, try row.stored("container", in: "share_participants") as String,
+                        try row.stored("user_id", in: "share_participants") as Int64,
+                    ])
             }
             try db.execute(sql: "DELETE FROM share_participants WHERE removed = 1 AND removed_at < ?", arguments: [cutoff])
             return db.changesCount

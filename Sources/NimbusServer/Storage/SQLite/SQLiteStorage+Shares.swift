@@ -25,7 +25,7 @@ extension SQLiteStorage {
             var current: [Int64: String] = [:]
             for row in try Row.fetchAll(
                 db, sql: "SELECT user_id, permission FROM share_participants WHERE zone_id = ? AND removed = 0", arguments: [state.rowID]) {
-                current[row["user_id"]] = row["permission"]
+                current[try row.stored("user_id", in: "share_participants")] = try row.stored("permission", in: "share_participants")
             }
             let wanted = Dictionary(participants.map { ($0.userID, $0) }, uniquingKeysWith: { _, last in last })
             var events: [ChangeEvent] = []
@@ -95,10 +95,12 @@ extension SQLiteStorage {
                     WHERE u.name = ?
                     """,
                 arguments: [container, zoneName, userID, ownerName])
-            return row.map { row in
+            return try row.map { row in
                 SharedZoneGrant(
-                    zone: ZoneKey(database: DatabaseKey(container: container, scope: .private, ownerID: row["owner_id"]), zoneName: zoneName),
-                    permission: SharePermission(rawValue: row["permission"]) ?? .readOnly)
+                    zone: ZoneKey(
+                        database: DatabaseKey(container: container, scope: .private, ownerID: try row.stored("owner_id", in: "zones")),
+                        zoneName: zoneName),
+                    permission: SharePermission(rawValue: try row.stored("permission", in: "share_participants")) ?? .readOnly)
             }
         }
     }
@@ -155,11 +157,14 @@ extension SQLiteStorage {
                 """,
             arguments: [state.rowID]
         ).map { row in
-            ShareMember(userID: row["user_id"], userName: row["name"], permission: SharePermission(rawValue: row["permission"]) ?? .readOnly)
+            ShareMember(
+                userID: try row.stored("user_id", in: "share_participants"), userName: try row.stored("name", in: "users"),
+                permission: SharePermission(rawValue: try row.stored("permission", in: "share_participants")) ?? .readOnly)
         }
         return StoredShare(
             zone: zone, ownerName: try userName(db, zone.database.ownerID),
-            publicPermission: SharePermission(rawValue: share["public_permission"]) ?? SharePermission.none, participants: members)
+            publicPermission: SharePermission(rawValue: try share.stored("public_permission", in: "shares")) ?? SharePermission.none,
+            participants: members)
     }
 
     static func userName(_ db: Database, _ userID: Int64) throws -> String {
@@ -179,7 +184,7 @@ extension SQLiteStorage {
                 ORDER BY z.name, u.name
                 """,
             arguments: [database.ownerID, database.container]
-        ).map(zoneState)
+        ).map { try zoneState($0) }
     }
 
     /// Entries of a shared database changed after `afterSeq`, oldest first.
@@ -193,6 +198,10 @@ extension SQLiteStorage {
                 ORDER BY p.db_seq LIMIT ?
                 """,
             arguments: [database.ownerID, database.container, afterSeq, limit]
-        ).map { ZoneChange(zoneName: $0["name"], deleted: $0["gone"] as Bool, databaseSeq: $0["db_seq"], ownerName: $0["owner_name"]) }
+        ).map {
+            ZoneChange(
+                zoneName: try $0.stored("name", in: "zones"), deleted: try $0.stored("gone", in: "share_participants") as Bool,
+                databaseSeq: try $0.stored("db_seq", in: "share_participants"), ownerName: try $0.stored("owner_name", in: "users"))
+        }
     }
 }

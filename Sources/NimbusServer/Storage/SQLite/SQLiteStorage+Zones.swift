@@ -26,7 +26,7 @@ extension SQLiteStorage {
             return try Row.fetchAll(
                 db, sql: "SELECT * FROM zones WHERE container = ? AND scope = ? AND owner_id = ? AND deleted = 0 ORDER BY name",
                 arguments: [database.container, database.scope.rawValue, database.ownerID]
-            ).map(Self.zoneState)
+            ).map { try Self.zoneState($0) }
         }
     }
 
@@ -59,7 +59,7 @@ extension SQLiteStorage {
             let position = try Row.fetchOne(
                 db, sql: "SELECT seq, purged_seq FROM databases WHERE container = ? AND scope = ? AND owner_id = ?",
                 arguments: [database.container, database.scope.rawValue, database.ownerID])
-            let current: Int64 = position?["seq"] ?? 0
+            let current: Int64 = try position?.storedIfPresent("seq", in: "databases") ?? 0
             let rows = database.scope == .shared
                 ? try Self.sharedZoneChanges(db, database, afterSeq: afterSeq, limit: limit + 1)
                 : try Row.fetchAll(
@@ -70,12 +70,17 @@ extension SQLiteStorage {
                         ORDER BY db_seq LIMIT ?
                         """,
                     arguments: [database.container, database.scope.rawValue, database.ownerID, afterSeq, limit + 1]
-                ).map { ZoneChange(zoneName: $0["name"], deleted: $0["deleted"] as Bool, databaseSeq: $0["db_seq"]) }
+                ).map {
+                    ZoneChange(
+                        zoneName: try $0.stored("name", in: "zones"), deleted: try $0.stored("deleted", in: "zones") as Bool,
+                        databaseSeq: try $0.stored("db_seq", in: "zones"))
+                }
             let more = rows.count > limit
             let page = rows.prefix(limit)
             let seq = more ? (page.last?.databaseSeq ?? afterSeq) : max(current, afterSeq)
             return DatabaseChangesPage(
-                zones: Array(page), databaseSeq: seq, moreComing: more, purgedSeq: position?["purged_seq"] ?? 0, currentSeq: current)
+                zones: Array(page), databaseSeq: seq, moreComing: more, purgedSeq: try position?.storedIfPresent("purged_seq", in: "databases") ?? 0,
+                currentSeq: current)
         }
     }
 
@@ -91,7 +96,7 @@ extension SQLiteStorage {
         try Row.fetchOne(
             db, sql: "SELECT * FROM zones WHERE container = ? AND scope = ? AND owner_id = ? AND name = ? AND deleted = 0",
             arguments: [zone.database.container, zone.database.scope.rawValue, zone.database.ownerID, zone.zoneName]
-        ).map(zoneState)
+        ).map { try zoneState($0) }
     }
 
     static func bumpDatabase(_ db: Database, _ database: DatabaseKey) throws -> Int64 {
@@ -104,10 +109,11 @@ extension SQLiteStorage {
             arguments: [database.container, database.scope.rawValue, database.ownerID])!
     }
 
-    static func zoneState(_ row: Row) -> ZoneState {
+    static func zoneState(_ row: Row) throws -> ZoneState {
         ZoneState(
-            rowID: row["id"], zoneName: row["name"], seq: row["seq"], purgedSeq: row["purged_seq"],
-            databaseSeq: row["db_seq"], deleted: row["deleted"] as Bool, shared: row["shared"] as Bool,
-            ownerName: row["owner_name"])
+            rowID: try row.stored("id", in: "zones"), zoneName: try row.stored("name", in: "zones"), seq: try row.stored("seq", in: "zones"),
+            purgedSeq: try row.stored("purged_seq", in: "zones"), databaseSeq: try row.stored("db_seq", in: "zones"),
+            deleted: try row.stored("deleted", in: "zones") as Bool, shared: try row.stored("shared", in: "zones") as Bool,
+            ownerName: try row.storedIfPresent("owner_name", in: "users"))
     }
 }

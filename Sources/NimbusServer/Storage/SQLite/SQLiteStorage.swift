@@ -17,11 +17,14 @@ package final class SQLiteStorage: SyncStorage {
     package let changeFeed: ChangeFeed
     let pool: DatabasePool
 
-    /// Opens (creating if needed) the database file.
+    /// Opens (creating if needed) the database file, after ``SQLiteDatabaseCheck/preflight(path:)``
+    /// found it absent or a sound Nimbus database this version knows.
     /// - Parameters:
     ///   - path: The SQLite file's path.
     ///   - changeFeed: Where committed changes are delivered.
+    /// - Throws: ``SQLiteDatabaseCheck/RefusedError`` for a damaged, empty, foreign or newer file.
     package init(path: String, changeFeed: ChangeFeed = ChangeFeed()) throws {
+        try SQLiteDatabaseCheck.preflight(path: path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -55,7 +58,7 @@ package final class SQLiteStorage: SyncStorage {
 
     package func user(named name: String) async throws -> UserAccount? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE name = ?", arguments: [name]).map(Self.user)
+            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE name = ?", arguments: [name]).map { try Self.user($0) }
         }
     }
 
@@ -76,8 +79,8 @@ package final class SQLiteStorage: SyncStorage {
                 """
             guard let row = try Row.fetchOne(db, sql: sql, arguments: [hash]) else { return nil }
             return DeviceToken(
-                id: row["token_id"], user: Self.user(row), device: row["device"],
-                expiresAt: row["expires_at"], revoked: row["revoked"] as Bool)
+                id: try row.stored("token_id", in: "tokens"), user: try Self.user(row), device: try row.stored("device", in: "tokens"),
+                expiresAt: try row.storedIfPresent("expires_at", in: "tokens"), revoked: try row.stored("revoked", in: "tokens") as Bool)
         }
     }
 
@@ -98,11 +101,13 @@ package final class SQLiteStorage: SyncStorage {
         try await pool.read { db in
             let row = try Row.fetchOne(
                 db, sql: "SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM records WHERE deleted_time IS NULL")
-            return (row?["n"] ?? 0, row?["bytes"] ?? 0)
+            return (try row?.storedIfPresent("n", in: "records") ?? 0, try row?.storedIfPresent("bytes", in: "records") ?? 0)
         }
     }
 
-    static func user(_ row: Row) -> UserAccount {
-        UserAccount(id: row["id"], name: row["name"], usedBytes: row["used_bytes"], quotaBytes: row["quota_bytes"])
+    static func user(_ row: Row) throws -> UserAccount {
+        UserAccount(
+            id: try row.stored("id", in: "users"), name: try row.stored("name", in: "users"),
+            usedBytes: try row.stored("used_bytes", in: "users"), quotaBytes: try row.storedIfPresent("quota_bytes", in: "users"))
     }
 }
