@@ -160,8 +160,11 @@ struct LifecycleTests {
             "SELECT ZFIRSTENTITY, ZFIRSTPK FROM ANIMBUSCLOUDLINK WHERE ZRELATIONSHIP = 'k' AND ZSECONDENTITY = 1 AND ZSECONDPK = 2 AND ZLINKED = 1",
             "SELECT ZSECONDENTITY, ZSECONDPK FROM ANIMBUSCLOUDLINK WHERE ZRELATIONSHIP = 'k' AND ZFIRSTENTITY = 1 AND ZFIRSTPK = 2 AND ZLINKED = 1",
         ]
+        // The device's engine may still be writing its last sync: wait for locks.
+        var waiting = GRDB.Configuration()
+        waiting.busyMode = .timeout(30)
         func plans() throws -> [String] {
-            let queue = try DatabaseQueue(path: path)
+            let queue = try DatabaseQueue(path: path, configuration: waiting)
             return try queue.read { db in
                 try lookups.map { sql in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }.joined(separator: "; ") }
             }
@@ -175,7 +178,7 @@ struct LifecycleTests {
         expectIndexed(try plans())
 
         // A store made before the indexes: they come at its next load.
-        let queue = try DatabaseQueue(path: path)
+        let queue = try DatabaseQueue(path: path, configuration: waiting)
         try await queue.write { db in try db.execute(sql: "DROP INDEX ANIMBUSCLOUDLINK_FIRST; DROP INDEX ANIMBUSCLOUDLINK_SECOND") }
         try queue.close()
         #expect(try plans().contains { $0.contains("SCAN") })
