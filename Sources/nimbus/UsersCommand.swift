@@ -29,9 +29,11 @@ extension NimbusCommand {
             }
 
             func run() async throws {
-                let user = try await ServerAdministration.addUser(
-                    configuration: storage.configuration(), name: name, quotaBytes: quotaBytes)
-                print("added user \(user.name) (id \(user.id))")
+                try await reportingErrors {
+                    let user = try await ServerAdministration.addUser(
+                        configuration: storage.configuration(), name: name, quotaBytes: quotaBytes)
+                    print("added user \(user.name) (id \(user.id))")
+                }
             }
         }
     }
@@ -66,9 +68,11 @@ extension NimbusCommand {
             }
 
             func run() async throws {
-                let token = try await ServerAdministration.createToken(
-                    configuration: storage.configuration(), userName: user, device: device, expiresInSeconds: expiresIn)
-                print(token)
+                try await reportingErrors {
+                    let token = try await ServerAdministration.createToken(
+                        configuration: storage.configuration(), userName: user, device: device, expiresInSeconds: expiresIn)
+                    print(token)
+                }
             }
         }
 
@@ -85,9 +89,11 @@ extension NimbusCommand {
             var device: String?
 
             func run() async throws {
-                let count = try await ServerAdministration.revokeTokens(
-                    configuration: storage.configuration(), userName: user, device: device)
-                print("revoked \(count) token(s)")
+                try await reportingErrors {
+                    let count = try await ServerAdministration.revokeTokens(
+                        configuration: storage.configuration(), userName: user, device: device)
+                    print("revoked \(count) token(s)")
+                }
             }
         }
     }

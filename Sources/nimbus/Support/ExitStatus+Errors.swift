@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Nimbus
 import NimbusCloud
+import NimbusServer
 import NimbusWire
 
 /// The one place where errors meet exit codes: each ``NimbusError`` and ``CloudError`` code,
@@ -26,6 +27,21 @@ extension ExitStatus {
             }
             if let retryAfter = error.retryAfter { line += " (retry after \(retryAfter) s)" }
             return (of(error), line)
+        case let error as WireError:
+            // The server's administration (`users`, `tokens`) answers in the wire's terms.
+            let status: ExitStatus = switch error.code {
+            case .invalidArguments, .unknownItem, .zoneNotFound, .serverRecordChanged, .limitExceeded: .badInput
+            case .serviceUnavailable, .requestRateLimited: .retryLater
+            case .notAuthenticated, .permissionFailure, .quotaExceeded: .needsUser
+            default: .internalError
+            }
+            return (status, "\(error.code): \(error.message)")
+        case let error as SQLiteDatabaseCheck.RefusedError:
+            return (.badInput, "\(error)")
+        case let error as DataDirectory.AccessError:
+            return (.badInput, "\(error)")
+        case let error as DataDirectoryLock.LockedError:
+            return (.needsUser, "\(error)")
         case let error as DecodingError:
             return (.badInput, "a file Nimbus reads is not in the expected form (cause: \(describe(error)))")
         case let error as CocoaError where [.fileNoSuchFile, .fileReadNoSuchFile, .fileReadNoPermission, .fileWriteNoPermission,
