@@ -57,10 +57,18 @@ extension ConvergenceRun {
 
     /// SIGKILLs a process and its descendants (children first read from `/proc`): a killed
     /// `faketime` wrapper would otherwise leave its `nimbus` running, and the run waiting.
+    ///
+    /// A killed wrapper leaves its shared-memory clock and semaphore behind (named by its pid):
+    /// a later wrapper that gets the same pid would fail with "sem_open: File exists", so they
+    /// go too.
     static func killTree(_ pid: Int32) {
         let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        let wrapper = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.hasPrefix("faketime") == true
         kill(pid, SIGKILL)
         for child in children.split(separator: " ").compactMap({ Int32($0) }) { killTree(child) }
+        if wrapper {
+            for name in ["sem.faketime_sem_\(pid)", "faketime_shm_\(pid)"] { try? FileManager.default.removeItem(atPath: "/dev/shm/" + name) }
+        }
     }
 
     /// Runs `nimbus` for a device (under its clock) and returns its status and output.
