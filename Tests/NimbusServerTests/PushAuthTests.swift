@@ -30,6 +30,22 @@ struct PushAuthTests {
         #expect(good.status == 101)
     }
 
+    @Test("a push upgrade costs one request of the token's rate: with one left the socket opens and stays; with none, 429")
+    func upgradeChargedOnce() async throws {
+        let server = try await TestServer.start(.sqlite) {
+            $0.rateLimitBurst = 1
+            $0.rateLimitPerSecond = 0.01
+        }
+        let alice = try await server.user("alice")
+        let push = PushListener.connect(url: "ws://127.0.0.1:\(server.port)\(Self.path)", token: alice.token!)
+        defer { push.close() }
+        #expect(await push.next(within: .seconds(30))?.kind == .hello, "the socket was closed after its upgrade (1011)")
+        #expect(!push.isClosed)
+        let refused = try await RawHTTP.exchange(port: server.port, RawHTTP.upgradeRequest(path: Self.path, authorization: "Bearer \(alice.token!)"))
+        #expect(refused.status == 429)
+        #expect(refused.errorCode == "requestRateLimited")
+    }
+
     @Test("a revoked token's push socket is closed and hears no later change")
     func revokedTokenLosesSocket() async throws {
         let server = try await TestServer.start(.sqlite) { $0.pushAuthenticationInterval = .milliseconds(100) }

@@ -62,7 +62,15 @@ package struct Authenticator: Sendable {
     /// periodically, and is closed once the token was revoked or expired.
     /// - Throws: `notAuthenticated`, as ``authenticate(_:)``.
     package func recheck(_ header: String?) async throws {
-        _ = try await validToken(header)
+        _ = try await principal(header)
+    }
+
+    /// The principal of a token already admitted by ``authenticate(_:address:)`` for this
+    /// request (a push socket's upgrade is one request: its rate is charged once).
+    /// - Throws: `notAuthenticated`, as ``authenticate(_:address:)``.
+    package func principal(_ header: String?) async throws -> Principal {
+        let row = try await validToken(header)
+        return Principal(userID: row.user.id, userName: row.user.name, deviceID: row.device, tokenID: row.id)
     }
 
     /// The token's row when the header carries a live token. The scheme is matched without

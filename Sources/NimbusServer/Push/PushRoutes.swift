@@ -26,7 +26,9 @@ struct PushRoutes {
                 return .dontUpgrade
             }
         } onUpgrade: { inbound, outbound, wsContext in
-            let (database, since) = try await resolve(request: wsContext.request, context: wsContext.requestContext)
+            // The upgrade was admitted above: its rate is not charged twice, and a token short
+            // of its rate is answered 429 there, never a socket opened and closed with 1011.
+            let (database, since) = try await resolve(request: wsContext.request, context: wsContext.requestContext, admitted: true)
             let authorization = wsContext.request.headers[.authorization]
             try await serve(database: database, since: since, outbound: outbound, logger: wsContext.logger) {
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -67,9 +69,10 @@ struct PushRoutes {
     }
 
     /// Authenticates the upgrade request and finds the database and resume token.
-    private func resolve(request: Request, context: NimbusRequestContext) async throws -> (DatabaseKey, Int64?) {
-        let principal = try await services.authenticator.authenticate(
-            request.headers[.authorization], address: context.channel.remoteAddress?.ipAddress)
+    private func resolve(request: Request, context: NimbusRequestContext, admitted: Bool = false) async throws -> (DatabaseKey, Int64?) {
+        let principal = admitted
+            ? try await services.authenticator.principal(request.headers[.authorization])
+            : try await services.authenticator.authenticate(request.headers[.authorization], address: context.channel.remoteAddress?.ipAddress)
         let database = try services.database(
             container: try context.pathParameter("container"), scope: try context.pathParameter("database"),
             owner: context.ownerParameter(request), principal: principal)
