@@ -11,30 +11,7 @@ import Testing
 @Suite("Mapping-model migration of a mirrored store", .serialized)
 struct MappingMigrationSyncTests {
     /// v1 plus `Post.summary`, which the mapping computes from the title.
-    static func v3() throws -> ManagedObjectModel {
-        try ManagedObjectModel {
-            EntityDescription("Post") {
-                AttributeDescription("title", .string)
-                AttributeDescription("body", .string)
-                AttributeDescription("views", .integer64, defaultValue: 0)
-                AttributeDescription("rating", .double)
-                AttributeDescription("summary", .string)
-                RelationshipDescription("tags", to: "Tag", inverse: "posts", toMany: true)
-                RelationshipDescription("notes", to: "Note", inverse: "post", toMany: true, deleteRule: .cascade)
-            }
-            EntityDescription("Tag", uniquenessConstraints: [["name"]]) {
-                AttributeDescription("name", .string)
-                AttributeDescription("color", .string)
-                RelationshipDescription("posts", to: "Post", inverse: "tags", toMany: true)
-                RelationshipDescription("notes", to: "Note", inverse: "tag", toMany: true)
-            }
-            EntityDescription("Note") {
-                AttributeDescription("text", .string)
-                RelationshipDescription("post", to: "Post", inverse: "notes")
-                RelationshipDescription("tag", to: "Tag", inverse: "notes")
-            }
-        }
-    }
+    static func v3() throws -> ManagedObjectModel { try LifeModels.v1(summary: true) }
 
     /// Posts titled "drop me" are left behind; every kept post gets a summary.
     static func mapping() -> MappingModel {

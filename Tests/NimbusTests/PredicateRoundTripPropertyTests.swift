@@ -9,17 +9,11 @@ import NimbusTesting
 /// TERNARY).
 @Suite("Predicate round trip (property)")
 struct PredicateRoundTripPropertyTests {
-    /// A small deterministic generator (SplitMix64), so a failure names its seed.
+    /// The suite's deterministic generator (``SeededGenerator``), so a failure names its seed.
     struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+        var base: SeededGenerator
+        init(state: UInt64) { base = SeededGenerator(seed: state) }
+        mutating func int(_ n: Int) -> Int { Int(base.next() % UInt64(n)) }
         mutating func pick<T>(_ items: [T]) -> T { items[int(items.count)] }
     }
 

@@ -24,9 +24,9 @@ struct MigratedObjects {
 
     func apply(_ db: Database) throws {
         guard let entries = try MigratedKeys.read(db) else { return }
-        defer { _ = try? MigratedKeys.drop(db) }
-        // The numbers the metadata was written with; without them nothing can be matched.
-        guard let stored = try MetadataSchema.stored(db) else { return }
+        // The numbers the metadata was written with; without them nothing can be matched
+        // (a store never synced has no metadata to follow its objects).
+        guard let stored = try MetadataSchema.stored(db) else { return try MigratedKeys.drop(db) }
         let model = self.model
         let newNumber: (String) -> Int? = { name in model.entitiesByName[name]?.entityNumber }
         let mirrored = capture.mirrored
@@ -71,6 +71,8 @@ struct MigratedObjects {
             try SyncMetadata.setState(.historyCursor, last, db)
             try store.setHistoryConsumer(ChangeCapture.consumerName, at: last, db)
         }
+        // Applied once: dropped in the same transaction (a failure rolls the whole remap back).
+        try MigratedKeys.drop(db)
     }
 
     private func nextStamp(_ db: Database) throws -> HLCStamp {

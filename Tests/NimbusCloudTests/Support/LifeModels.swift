@@ -7,13 +7,16 @@ import NimbusTesting
 /// entity (`Album`, which sorts first, so every entity number moves), a field (`Post.mood`)
 /// and a many-to-many relationship (`Album.posts` ↔ `Post.albums`). One store, mirrored.
 enum LifeModels {
-    static func v1() throws -> ManagedObjectModel {
+    /// Model v1; with `summary`, the version a mapping model makes from it
+    /// (``MappingMigrationSyncTests``): `Post.summary` added.
+    static func v1(summary: Bool = false) throws -> ManagedObjectModel {
         try ManagedObjectModel {
             EntityDescription("Post") {
                 AttributeDescription("title", .string)
                 AttributeDescription("body", .string)
                 AttributeDescription("views", .integer64, defaultValue: 0)
                 AttributeDescription("rating", .double)
+                if summary { AttributeDescription("summary", .string) }
                 RelationshipDescription("tags", to: "Tag", inverse: "posts", toMany: true)
                 RelationshipDescription("notes", to: "Note", inverse: "post", toMany: true, deleteRule: .cascade)
             }
