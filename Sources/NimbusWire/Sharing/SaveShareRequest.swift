@@ -1,9 +1,11 @@
 /// The body of `PUT …/databases/private/zones/{zone}/share`: the complete list of
 /// participants a zone should be shared with.
 ///
-/// Saving replaces the previous list: users left out lose access (their devices hear that
-/// the zone was deleted from their shared database), users added gain it at once.
-/// `publicPermission` may be omitted; when present it must be ``SharePermission/none``.
+/// Saving replaces the previous list: users left out are removed (their devices hear that
+/// the zone was deleted from their shared database); users added are invited and reach the
+/// zone once they accept with the share's URL; a changed permission applies at once.
+/// `publicPermission` (``SharePermission/none`` when omitted) lets users who are not named
+/// accept through the URL with that permission.
 ///
 /// For example:
 /// ```swift
@@ -15,7 +17,7 @@ public struct SaveShareRequest: Codable, Hashable, Sendable {
 
     /// Everyone who should reach the zone, besides its owner.
     public var participants: [ShareParticipant]
-    /// What users who are not participants may do; only ``SharePermission/none`` is accepted.
+    /// What users who are not named may do once they accept through the URL.
     public var publicPermission: SharePermission
 
     /// Creates a request.

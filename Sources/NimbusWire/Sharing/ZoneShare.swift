@@ -2,8 +2,8 @@
 /// database, and with which permission.
 ///
 /// Sharing is zone-wide, like a CloudKit zone share: every record of the zone is visible to
-/// every participant. ``zoneID`` names the owner, because in a participant's shared database
-/// a zone is identified by its owner and its name.
+/// every participant who accepted. ``zoneID`` names the owner, because in a participant's
+/// shared database a zone is identified by its owner and its name.
 ///
 /// For example:
 /// ```swift
@@ -13,19 +13,29 @@
 public struct ZoneShare: Codable, Hashable, Sendable {
     /// The shared zone; ``ZoneID/ownerName`` is always set.
     public var zoneID: ZoneID
-    /// What users who are not participants may do: always ``SharePermission/none`` here.
+    /// The share's identifier: stable for the life of the share, not a secret.
+    public var shareID: String?
+    /// What users who are not named may do once they accept through the URL.
     public var publicPermission: SharePermission
-    /// The participants, ordered by user name.
+    /// The participants (every state), ordered by user name.
     public var participants: [ShareParticipant]
+    /// The share's invitation path, `/v1/shares/{secret}`, relative to the server's base URL.
+    /// Only the owner's answers carry it: the secret in it is what lets a participant accept.
+    public var url: String?
 
     /// Creates a share description.
     /// - Parameters:
     ///   - zoneID: The zone, with its owner's name.
-    ///   - publicPermission: The permission of everyone else.
+    ///   - shareID: The share's identifier.
+    ///   - publicPermission: The permission of users who are not named.
     ///   - participants: The participants.
-    public init(zoneID: ZoneID, publicPermission: SharePermission = .none, participants: [ShareParticipant]) {
+    ///   - url: The invitation path (owner's answers only).
+    public init(zoneID: ZoneID, shareID: String? = nil, publicPermission: SharePermission = .none,
+                participants: [ShareParticipant], url: String? = nil) {
         self.zoneID = zoneID
+        self.shareID = shareID
         self.publicPermission = publicPermission
         self.participants = participants
+        self.url = url
     }
 }
