@@ -197,6 +197,7 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
                                  transport: makeTransport(options), options: options, deviceID: deviceID,
                                  importAuthor: Self.importAuthor, log: log,
                                  resolver: { [weak self] entity in self?.state.withLock { $0.resolvers[entity] } })
+        if options.databaseScope == .shared { ReadOnlyShares.guardWrites(of: store, importAuthor: Self.importAuthor) }
         let engine = MirrorEngine(mirror: mirror) { [weak self] event in self?.post(event) }
         state.withLock { $0.engines.append(engine) }
         if automaticallySyncs { Task { await engine.start() } }

@@ -159,11 +159,14 @@ struct ChangeCapture {
 
     private func recordDeletion(_ id: ManagedObjectID, stamp: HLCStamp, _ db: Database) throws {
         let entity = id.entity.entityNumber
+        // The deletion goes to the zone the object was in (see ``ZoneLane``).
+        let zone = try Placement.zone(entity: entity, primaryKey: id.primaryKey, db)
         if let row = try SyncMetadata.record(entity: entity, primaryKey: id.primaryKey, db) {
-            try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDDELETION (ZRECORDNAME, ZENTITY, ZTIME, ZDEVICE) VALUES (?, ?, ?, ?)",
-                           arguments: [row.recordName, entity, stamp.time, stamp.device])
+            try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDDELETION (ZRECORDNAME, ZENTITY, ZTIME, ZDEVICE, ZZONE) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [row.recordName, entity, stamp.time, stamp.device, zone])
             try SyncMetadata.removeRecord(named: row.recordName, db)
         }
+        if zone != nil { try Placement.place(entity: entity, primaryKey: id.primaryKey, in: nil, db) }
         try SyncMetadata.setPendingFields([:], entity: entity, primaryKey: id.primaryKey, db)
         try db.execute(sql: """
             DELETE FROM ANIMBUSCLOUDLINK WHERE (ZFIRSTENTITY = ?1 AND ZFIRSTPK = ?2) OR (ZSECONDENTITY = ?1 AND ZSECONDPK = ?2)

@@ -18,6 +18,10 @@ public struct CloudEvent: Sendable, CustomStringConvertible {
         /// what is pending stays, and goes out once a new token is given (``CloudContainer/switchAccount(to:)``
         /// with the same account, or new ``CloudContainerOptions``).
         case account
+        /// Sharing: a zone left the store (unshared, removed, left; ``CloudError/Code-swift.struct/zoneNotFound``),
+        /// or the server refused edits in a read-only share and its version was put back
+        /// (``CloudError/Code-swift.struct/permissionFailure``).
+        case sharing
     }
 
     /// Where in the work the event is.

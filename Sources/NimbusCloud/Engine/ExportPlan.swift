@@ -72,13 +72,16 @@ struct PendingWork {
 
     var isEmpty: Bool { objects.isEmpty && deletions.isEmpty && links.isEmpty }
 
-    /// Reads up to `limit` pending items: objects parents first (by `depth`), deletions
-    /// children first, then memberships.
-    static func read(store: PersistentStore, limit: Int, depth: [Int: Int], _ db: Database) throws -> PendingWork {
+    /// Reads up to `limit` pending items of one zone: objects parents first (by `depth`),
+    /// deletions children first, then memberships. `lane` is `nil` when the store has no zone
+    /// besides its default one (nothing to filter).
+    static func read(store: PersistentStore, limit: Int, depth: [Int: Int], lane: ZoneLane? = nil, _ db: Database) throws -> PendingWork {
         var work = PendingWork()
+        let objectFilter = lane.map { "WHERE " + $0.holdsSQL(entity: "p.ZENTITY", primaryKey: "p.ZPK") } ?? ""
         let rows = try Row.fetchAll(db, sql: """
             SELECT p.ZENTITY, p.ZPK, p.ZFIELDS, r.ZRECORDNAME, r.ZCHANGETAG FROM ANIMBUSCLOUDPENDING p
             LEFT JOIN ANIMBUSCLOUDRECORD r ON r.ZENTITY = p.ZENTITY AND r.ZPK = p.ZPK
+            \(objectFilter)
             ORDER BY p.ZATTEMPTS, p.rowid LIMIT ?
             """, arguments: [limit])
         for row in rows {
@@ -88,14 +91,19 @@ struct PendingWork {
         }
         work.objects.sort { depth[$0.id.entity.entityNumber, default: 0] < depth[$1.id.entity.entityNumber, default: 0] }
         let left = max(0, limit - work.objects.count)
-        for row in try Row.fetchAll(db, sql: "SELECT ZRECORDNAME, ZENTITY, ZTIME, ZDEVICE FROM ANIMBUSCLOUDDELETION LIMIT ?", arguments: [left]) {
+        let deletionFilter = lane.map { $0.key == nil ? "WHERE ZZONE IS NULL" : "WHERE ZZONE = ?" } ?? ""
+        let deletionArguments: StatementArguments = lane?.key.map { [$0, left] } ?? [left]
+        for row in try Row.fetchAll(db, sql: "SELECT ZRECORDNAME, ZENTITY, ZTIME, ZDEVICE FROM ANIMBUSCLOUDDELETION \(deletionFilter) LIMIT ?",
+                                    arguments: deletionArguments) {
             work.deletions.append((row[0], row[1], HLCStamp(time: row[2], device: row[3])))
         }
         work.deletions.sort { depth[$0.entity, default: 0] > depth[$1.entity, default: 0] }
         let linkLimit = max(0, left - work.deletions.count)
         for row in try Row.fetchAll(db, sql: """
             SELECT ZRELATIONSHIP, ZFIRSTENTITY, ZFIRSTPK, ZSECONDENTITY, ZSECONDPK, ZLINKED, ZTIME, ZDEVICE
-            FROM ANIMBUSCLOUDLINK WHERE ZPENDING = 1 LIMIT ?
+            FROM ANIMBUSCLOUDLINK WHERE ZPENDING = 1
+            \(lane.map { "AND " + $0.holdsSQL(entity: "ZFIRSTENTITY", primaryKey: "ZFIRSTPK") + " AND " + $0.holdsSQL(entity: "ZSECONDENTITY", primaryKey: "ZSECONDPK") } ?? "")
+            LIMIT ?
             """, arguments: [linkLimit]) {
             guard let firstEntity = store.entity(number: row[1]), let secondEntity = store.entity(number: row[3]) else { continue }
             work.links.append(Link(key: row[0], first: store.objectID(for: firstEntity, primaryKey: row[2]),

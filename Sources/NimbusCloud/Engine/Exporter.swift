@@ -14,6 +14,12 @@ import NimbusWire
 /// attempt count raised, and the error reaches the caller.
 struct Exporter: Sendable {
     let mirror: StoreMirror
+    /// The zone to export; `nil` when the store has no zone besides its default one (see
+    /// ``ZoneLane``).
+    var lane: ZoneLane? = nil
+
+    /// The zone exported.
+    var zone: ZoneLane { lane ?? .defaultZone(mirror.zoneID) }
 
     /// What one export did.
     struct Outcome: Sendable {
@@ -51,7 +57,7 @@ struct Exporter: Sendable {
                 let response: ModifyRecordsResponse
                 do {
                     let sent = ContinuousClock.now
-                    response = try await mirror.transport.modify(batch, in: mirror.zoneID)
+                    response = try await mirror.transport.modify(batch, in: zone.zoneID)
                     sending += ContinuousClock.now - sent
                 } catch let error as CloudError where error.code == .limitExceeded && batch.saves.count + batch.deletions.count > 1 {
                     // Halve and try again.
@@ -87,19 +93,29 @@ struct Exporter: Sendable {
     /// Captures history, reads what is pending, names new records and builds the batch.
     func prepare(limit: Int) async throws -> ExportPlan {
         let mirror = self.mirror
+        let lane = self.lane
         let work = try mirror.store.writeTransaction { db -> PendingWork in
             try mirror.capture.capture(db)
-            return try PendingWork.read(store: mirror.store, limit: limit, depth: mirror.depth, db)
+            return try PendingWork.read(store: mirror.store, limit: limit, depth: mirror.depth, lane: lane, db)
         }
         if work.isEmpty { return ExportPlan() }
         let context = mirror.exportContext
         return try await context.perform {
             defer { context.reset() }
-            return try Self.build(work, mirror: mirror, context: context)
+            return try Self.build(work, mirror: mirror, lane: lane, context: context)
         }
     }
 
-    private static func build(_ work: PendingWork, mirror: StoreMirror, context: ManagedObjectContext) throws -> ExportPlan {
+    private static func build(_ work: PendingWork, mirror: StoreMirror, lane: ZoneLane?, context: ManagedObjectContext) throws -> ExportPlan {
+        // Related objects in another zone: references to them are not sent (decision 0070).
+        var zones: [ManagedObjectID: String?] = [:]
+        func isElsewhere(_ id: ManagedObjectID) -> Bool {
+            guard let lane else { return false }
+            if let known = zones[id] { return known != lane.key }
+            let zone = (try? mirror.store.readTransaction { db in try Placement.zone(entity: id.entity.entityNumber, primaryKey: id.primaryKey, db) }) ?? nil
+            zones[id] = zone
+            return zone != lane.key
+        }
         var plan = ExportPlan()
         var names: [ManagedObjectID: String] = [:]
         var newNames: [(ObjectKey, String)] = []
@@ -157,7 +173,7 @@ struct Exporter: Sendable {
             _ = try name(for: pending.id, object: object)
             for (property, _) in pending.fields {
                 if case .toOne? = mirror.mirrored.role(of: property, in: object.entity),
-                   let destination = object.value(forKey: property) as? ManagedObject {
+                   let destination = object.value(forKey: property) as? ManagedObject, !isElsewhere(destination.objectID) {
                     _ = try name(for: destination.objectID, object: destination)
                 }
             }
@@ -190,7 +206,8 @@ struct Exporter: Sendable {
         let builder = RecordBuilder(mirrored: mirror.mirrored)
         for (pending, object) in objects {
             guard let recordName = names[pending.id] else { continue }
-            let outgoing = try builder.record(for: object, name: recordName, pending: pending.fields) { names[$0] }
+            let outgoing = try builder.record(for: object, name: recordName, pending: pending.fields,
+                                              recordName: { names[$0] }, isElsewhere: isElsewhere)
             var record = outgoing.record
             record.changeTag = pending.changeTag
             plan.saves.append(record)

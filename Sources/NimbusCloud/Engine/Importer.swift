@@ -21,6 +21,11 @@ struct Importer: Sendable {
     var settlesKeyConflicts = false
     /// The assets this importer downloaded (files, kept while it runs).
     var assetFiles = AssetFiles()
+    /// The zone to import; `nil` for the store's default zone (see ``ZoneLane``).
+    var lane: ZoneLane? = nil
+
+    /// The zone imported.
+    var zone: ZoneLane { lane ?? .defaultZone(mirror.zoneID) }
 
     struct Outcome: Sendable {
         var pages = 0
@@ -35,24 +40,22 @@ struct Importer: Sendable {
     func run(progress: @Sendable (Int) -> Void = { _ in }) async throws -> Outcome {
         var outcome = Outcome()
         while true {
-            let (token, refetching) = try mirror.store.readTransaction { db in
-                (String.fromDatabaseValue(try SyncMetadata.state(.zoneToken, db)).map(ChangeToken.init(rawValue:)),
-                 Bool.fromDatabaseValue(try SyncMetadata.state(.refetching, db)) ?? false)
-            }
+            let zone = self.zone
+            let (token, refetching) = try mirror.store.readTransaction { db in (try zone.token(db), try zone.isRefetching(db)) }
             let page: FetchZoneChangesResponse
             do {
-                page = try await mirror.transport.fetchChanges(FetchZoneChangesRequest(since: token, limit: pageSize), in: mirror.zoneID)
+                page = try await mirror.transport.fetchChanges(FetchZoneChangesRequest(since: token, limit: pageSize), in: zone.zoneID)
             } catch let error as CloudError where error.code == .changeTokenExpired {
-                mirror.log.notice("the zone's change token expired; fetching the whole zone again")
+                mirror.log.notice("the change token of zone \(zone) expired; fetching the whole zone again")
                 try mirror.store.writeTransaction { db in
-                    try SyncMetadata.setState(.zoneToken, nil, db)
-                    try SyncMetadata.setState(.refetching, true, db)
+                    try zone.setToken(nil, db)
+                    try zone.setRefetching(true, db)
                     try db.execute(sql: "CREATE TABLE IF NOT EXISTS ANIMBUSCLOUDSEEN (ZRECORDNAME TEXT PRIMARY KEY)")
                     try db.execute(sql: "DELETE FROM ANIMBUSCLOUDSEEN")
                 }
                 continue
             }
-            if let epoch = ZoneEpoch.epoch(in: page.records) { outcome.deleted += try await adopt(epoch) }
+            if lane == nil, let epoch = ZoneEpoch.epoch(in: page.records) { outcome.deleted += try await adopt(epoch) }
             let stats = try await applyIsolating(page.records, deletions: page.deletions, token: page.changeToken, recordSeen: refetching)
             outcome.pages += 1
             outcome.applied += stats.applied
@@ -66,6 +69,9 @@ struct Importer: Sendable {
                 break
             }
         }
+        // (Parked and quarantined records are kept without their zone: only the default
+        // zone's import settles them; decision 0070.)
+        guard lane == nil else { return outcome }
         outcome.deleted += try await settleDanglingReferences()
         // Something changed: records set aside earlier may apply now (a uniqueness conflict
         // resolved, a deletion a rule refused, the record a membership waited for).
@@ -165,7 +171,7 @@ struct Importer: Sendable {
         let mirror = self.mirror
         let context = mirror.importContext
         let applier = PageApplier(mirror: mirror, context: context, assets: assetFiles, replaying: replaying,
-                                  settlesKeyConflicts: settlesKeyConflicts)
+                                  settlesKeyConflicts: settlesKeyConflicts, lane: lane)
         var attempt = 0
         while attempt < 20 {
             attempt += 1
@@ -221,18 +227,20 @@ struct Importer: Sendable {
 
     /// After a full refetch: objects the server confirmed once and no longer has are removed.
     private func removeVanished() async throws -> Int {
+        let zone = self.zone
         let names = try mirror.store.readTransaction { db in
             try String.fetchAll(db, sql: """
                 SELECT r.ZRECORDNAME FROM ANIMBUSCLOUDRECORD r
                 LEFT JOIN ANIMBUSCLOUDPENDING p ON p.ZENTITY = r.ZENTITY AND p.ZPK = r.ZPK
                 WHERE r.ZCHANGETAG IS NOT NULL AND p.ZPK IS NULL
                 AND r.ZRECORDNAME NOT IN (SELECT ZRECORDNAME FROM ANIMBUSCLOUDSEEN)
+                AND \(zone.holdsSQL(entity: "r.ZENTITY", primaryKey: "r.ZPK"))
                 """)
         }
         let stamp = HLCStamp(time: 0, device: "")
         let stats = try await applyIsolating([], deletions: names.map { DeletedRecord(recordName: $0, stamp: stamp) }, token: nil)
         try mirror.store.writeTransaction { db in
-            try SyncMetadata.setState(.refetching, nil, db)
+            try zone.setRefetching(false, db)
             try db.execute(sql: "DELETE FROM ANIMBUSCLOUDSEEN")
         }
         return stats.deleted

@@ -59,7 +59,7 @@ actor MirrorEngine {
         do {
             try await mirror.transport.checkServer()
             let ready = try mirror.store.readTransaction { db in Bool.fromDatabaseValue(try SyncMetadata.state(.zoneReady, db)) ?? false }
-            if !ready {
+            if !ready && mirror.options.databaseScope != .shared {
                 try await mirror.transport.createZone(mirror.zoneID)
                 try mirror.store.writeTransaction { db in try SyncMetadata.setState(.zoneReady, true, db) }
             }
@@ -174,14 +174,69 @@ actor MirrorEngine {
     private func syncOnce() async throws -> Summary {
         try await setUp()
         try await UpgradeReplayer(mirror: mirror).run()
+        let directory = ZoneDirectory(mirror: mirror)
+        if directory.isSharedStore || needsDiscovery {
+            for lane in try await directory.discover() { emitZoneRemoved(lane) }
+            needsDiscovery = false
+        }
+        try await directory.placeNewObjects()
         var summary = Summary()
         var failure: (any Error)?
+        for lane in try directory.lanes() {
+            do {
+                try await syncZone(lane, into: &summary)
+            } catch let error as CloudError where lane?.key != nil && error.code == .zoneNotFound {
+                // Unshared, or this user was removed or left: the zone leaves the store.
+                try await directory.remove(lane!)
+                emitZoneRemoved(lane!)
+            } catch let error as CloudError where lane?.key != nil && error.code == .permissionFailure {
+                // An edit reached a zone this user may only read (the permission changed
+                // while it was pending): the server's version comes back.
+                try await revert(lane!, directory: directory, refusal: error)
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+        return summary
+    }
+
+    /// Whether the next pass asks the server which zones there are (at launch, after a
+    /// share, on push about a zone this store does not know).
+    private var needsDiscovery = true
+
+    /// Asks the next pass to look for zones made or removed elsewhere.
+    func requestDiscovery() { needsDiscovery = true }
+
+    private func emitZoneRemoved(_ lane: ZoneLane) {
+        emit(CloudEvent(kind: .sharing, phase: .ended, storeIdentifier: storeIdentifier, recordCount: 0,
+                        error: CloudError(.zoneNotFound, "the zone \(lane) is no longer shared with this user; its objects were removed from the store")))
+    }
+
+    /// Puts the server's version of a zone back after the server refused this device's
+    /// edits in it: the zone's objects are removed here and fetched again.
+    private func revert(_ lane: ZoneLane, directory: ZoneDirectory, refusal: CloudError) async throws {
+        let row = try mirror.store.readTransaction { db in try Placement.zone(key: lane.key ?? "", db) }
+        try await directory.remove(lane)
+        try mirror.store.writeTransaction { db in
+            try Placement.addZone(lane.zoneID, permission: .readOnly, shareID: row?.shareID, db)
+        }
+        let imported = try await Importer(mirror: mirror, lane: lane).run()
+        emit(CloudEvent(kind: .sharing, phase: .ended, storeIdentifier: storeIdentifier, recordCount: imported.applied,
+                        error: CloudError(.permissionFailure, "edits in the zone \(lane) were refused by the server (\(refusal.message)); "
+                            + "the server's version was put back")))
+    }
+
+    /// Export, import and export again for one zone (`nil`: the default zone of a store
+    /// with no other).
+    private func syncZone(_ lane: ZoneLane?, into summary: inout Summary) async throws {
+        var failure: (any Error)?
         var exported = Exporter.Outcome()
-        do { exported = try await export() } catch { failure = error }
+        do { exported = try await export(lane) } catch { failure = error }
         summary.exported += exported.confirmed
         exchanged.exported += exported.confirmed
         do {
-            let imported = try await importChanges(extraDeletions: exported.deletedOnServer)
+            let imported = try await importChanges(lane, extraDeletions: exported.deletedOnServer)
             summary.imported += imported.applied
             summary.deleted += imported.deleted
             summary.conflicts += imported.conflicts
@@ -196,7 +251,7 @@ actor MirrorEngine {
         // Edits saved meanwhile, and deletions the delete rules made during the import.
         if failure == nil {
             do {
-                let again = try await export()
+                let again = try await export(lane)
                 summary.exported += again.confirmed
                 exchanged.exported += again.confirmed
                 exported.itemErrors += again.itemErrors
@@ -205,16 +260,15 @@ actor MirrorEngine {
             }
         }
         if let failure { throw failure }
-        if let error = exported.itemErrors.first { throw error }
-        return summary
+        if let error = exported.itemErrors.first(where: { $0.code == .permissionFailure }) ?? exported.itemErrors.first { throw error }
     }
 
-    private func export() async throws -> Exporter.Outcome {
+    private func export(_ lane: ZoneLane?) async throws -> Exporter.Outcome {
         let id = storeIdentifier
         let emit = self.emit
         emit(CloudEvent(kind: .export, phase: .started, storeIdentifier: id, recordCount: 0))
         do {
-            let outcome = try await Exporter(mirror: mirror).run { sent, _ in
+            let outcome = try await Exporter(mirror: mirror, lane: lane).run { sent, _ in
                 emit(CloudEvent(kind: .export, phase: .progress, storeIdentifier: id, recordCount: sent))
             }
             emit(CloudEvent(kind: .export, phase: .ended, storeIdentifier: id, recordCount: outcome.confirmed, error: outcome.itemErrors.first))
@@ -225,12 +279,12 @@ actor MirrorEngine {
         }
     }
 
-    private func importChanges(extraDeletions: [String]) async throws -> Importer.Outcome {
+    private func importChanges(_ lane: ZoneLane?, extraDeletions: [String]) async throws -> Importer.Outcome {
         let id = storeIdentifier
         let emit = self.emit
         emit(CloudEvent(kind: .import, phase: .started, storeIdentifier: id, recordCount: 0))
         do {
-            let importer = Importer(mirror: mirror)
+            let importer = Importer(mirror: mirror, lane: lane)
             if !extraDeletions.isEmpty {
                 let stamp = HLCStamp(time: 0, device: "")
                 _ = try await importer.applyIsolating([], deletions: extraDeletions.map { DeletedRecord(recordName: $0, stamp: stamp) }, token: nil)
@@ -362,6 +416,11 @@ actor MirrorEngine {
                 for try await message in mirror.transport.pushMessages() {
                     attempt = 0
                     if message.kind == .hello || message.zoneID?.zoneName == mirror.zoneID.zoneName { requestSync() }
+                    else if message.zoneID != nil {
+                        // Another zone: a share made on another device, or one shared with this user.
+                        needsDiscovery = true
+                        requestSync()
+                    }
                 }
             } catch {
                 mirror.log.debug("push socket closed: \(error)")

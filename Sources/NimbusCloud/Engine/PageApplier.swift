@@ -24,6 +24,8 @@ struct PageApplier {
     /// Whether two synced records claiming one unique key merge (see ``survivor(_:_:key:)``):
     /// only once the device has caught up with the zone, when neither can be a stale view.
     var settlesKeyConflicts = false
+    /// The zone the page comes from; `nil` for the store's default zone (see ``ZoneLane``).
+    var lane: ZoneLane? = nil
 
     /// Thrown when a local save slipped in after the capture: the page is applied again.
     struct UncapturedEdits: Error {}
@@ -389,6 +391,7 @@ struct PageApplier {
                 let permanentID = permanent[id] ?? id
                 try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDRECORD (ZENTITY, ZPK, ZRECORDNAME) VALUES (?, ?, ?)",
                                arguments: [permanentID.entity.entityNumber, permanentID.primaryKey, name])
+                if let zone = lane?.key { try Placement.place(entity: permanentID.entity.entityNumber, primaryKey: permanentID.primaryKey, in: zone, db) }
             }
             // An object matched to a newer record of its unique key had its memberships sent
             // under its old name, which the other devices no longer resolve (that record was
@@ -410,8 +413,8 @@ struct PageApplier {
             // Records that lost a unique key to another: deleted on the server, never applied again.
             for name in goneNames {
                 let stamp = HLCStamp(time: clock.tick(at: now), device: deviceID)
-                try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDDELETION (ZRECORDNAME, ZENTITY, ZTIME, ZDEVICE) VALUES (?, 0, ?, ?)",
-                               arguments: [name, stamp.time, stamp.device])
+                try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDDELETION (ZRECORDNAME, ZENTITY, ZTIME, ZDEVICE, ZZONE) VALUES (?, 0, ?, ?, ?)",
+                               arguments: [name, stamp.time, stamp.device, lane?.key])
                 try db.execute(sql: "INSERT OR IGNORE INTO ANIMBUSCLOUDTOMBSTONE (ZRECORDNAME) VALUES (?)", arguments: [name])
             }
             for merge in merges {
@@ -436,9 +439,11 @@ struct PageApplier {
                 guard let row = try SyncMetadata.record(entity: id.entity.entityNumber, primaryKey: id.primaryKey, db),
                       !finalRemoved.contains(row.recordName) else { continue }
                 let stamp = HLCStamp(time: clock.tick(at: now), device: deviceID)
-                try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDDELETION (ZRECORDNAME, ZENTITY, ZTIME, ZDEVICE) VALUES (?, ?, ?, ?)",
-                               arguments: [row.recordName, row.entity, stamp.time, stamp.device])
+                let zone = try Placement.zone(entity: row.entity, primaryKey: row.primaryKey, db)
+                try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDDELETION (ZRECORDNAME, ZENTITY, ZTIME, ZDEVICE, ZZONE) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [row.recordName, row.entity, stamp.time, stamp.device, zone])
                 try SyncMetadata.removeRecord(named: row.recordName, db)
+                if zone != nil { try Placement.place(entity: row.entity, primaryKey: row.primaryKey, in: nil, db) }
             }
             for id in cascaded {
                 try SyncMetadata.setPendingFields([:], entity: id.entity.entityNumber, primaryKey: id.primaryKey, db)
@@ -447,6 +452,7 @@ struct PageApplier {
             for name in finalRemoved {
                 if let row = try SyncMetadata.record(named: name, db) {
                     try SyncMetadata.setPendingFields([:], entity: row.entity, primaryKey: row.primaryKey, db)
+                    try Placement.place(entity: row.entity, primaryKey: row.primaryKey, in: nil, db)
                 }
                 try SyncMetadata.removeRecord(named: name, db)
                 try db.execute(sql: "DELETE FROM ANIMBUSCLOUDDELETION WHERE ZRECORDNAME = ?", arguments: [name])
@@ -456,7 +462,7 @@ struct PageApplier {
             for name in conflictNames { try Conflicts.record(name, db) }
             try Quarantine.remove(settledNames, db)
             for (record, reason) in setAside { try Quarantine.add(record, reason: reason, db) }
-            if let token { try SyncMetadata.setState(.zoneToken, token.rawValue, db) }
+            if let token { try (lane ?? .defaultZone(mirror.zoneID)).setToken(token, db) }
             _ = captureCursorCheck
         }
         return stats

@@ -27,9 +27,13 @@ struct RecordBuilder {
     }
 
     /// Builds the record of `object` with the fields named in `pending`.
-    /// - Parameter recordName: Record names of related objects (and of `object`).
+    /// - Parameters:
+    ///   - recordName: Record names of related objects (and of `object`).
+    ///   - isElsewhere: Whether a related object is in another zone: a reference to it is not
+    ///     sent (the link stays on this device; decision 0070).
     func record(for object: ManagedObject, name: String, pending: [String: HLCStamp],
-                recordName: (ManagedObjectID) throws -> String?) throws -> Outgoing {
+                recordName: (ManagedObjectID) throws -> String?,
+                isElsewhere: (ManagedObjectID) -> Bool = { _ in false }) throws -> Outgoing {
         let entity = object.entity
         var record = Record(recordName: name, recordType: MirroredModel.recordType(for: entity))
         var assets: [String: Data] = [:]
@@ -50,6 +54,7 @@ struct RecordBuilder {
                 }
             case .toOne?:
                 let destination = (object.value(forKey: property) as? ManagedObject)?.objectID
+                if let destination, isElsewhere(destination) { continue }
                 let value = try destination.flatMap { try recordName($0) }.map(FieldValue.string)
                 record.fields[MirroredModel.fieldName(property)] = Field(value, stamp: stamp)
             default:

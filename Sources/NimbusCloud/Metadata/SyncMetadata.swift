@@ -51,6 +51,7 @@ enum SyncMetadata {
             CREATE TABLE IF NOT EXISTS ANIMBUSCLOUDFIRSTSAVE (ZRECORDNAME TEXT PRIMARY KEY);
             """)
         try Quarantine.prepare(db)
+        try Placement.prepare(db)
     }
 
     // MARK: State

@@ -64,8 +64,12 @@ public struct HTTPTransport: CloudTransport {
         "\(NimbusWire.pathPrefix)/containers/\(Self.escape(options.containerIdentifier))/databases/\(options.databaseScope.rawValue)"
     }
 
-    func zonePath(_ zone: ZoneID) -> String {
-        databasePath + "/zones/\(Self.escape(zone.zoneName))"
+    /// A zone route: `…/zones/{zone}{rest}`, with `?owner=` for a zone another user owns
+    /// (zones of the shared database).
+    func zonePath(_ zone: ZoneID, _ rest: String = "") -> String {
+        let path = databasePath + "/zones/\(Self.escape(zone.zoneName))" + rest
+        guard let owner = zone.ownerName else { return path }
+        return path + "?owner=" + (owner.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? owner)
     }
 
     static func escape(_ component: String) -> String {
@@ -105,7 +109,7 @@ public struct HTTPTransport: CloudTransport {
     }
 
     public func modify(_ request: ModifyRecordsRequest, in zone: ZoneID) async throws -> ModifyRecordsResponse {
-        let path = zonePath(zone) + "/records/modify"
+        let path = zonePath(zone, "/records/modify")
         let (status, body) = try await send(.POST, path, body: try WireJSONWriter.encode(request, capacity: 64 * 1024))
         // 207: some items failed; the per-item results say which.
         guard status == 200 || status == 207 else { throw Self.error(status: status, body: body, path: path) }
@@ -113,12 +117,12 @@ public struct HTTPTransport: CloudTransport {
     }
 
     public func fetchChanges(_ request: FetchZoneChangesRequest, in zone: ZoneID) async throws -> FetchZoneChangesResponse {
-        let path = zonePath(zone) + "/changes"
+        let path = zonePath(zone, "/changes")
         return try decode(FetchZoneChangesResponse.self, try await call(.POST, path, body: try JSONEncoder().encode(request)), path: path)
     }
 
     public func lookup(_ names: [String], in zone: ZoneID) async throws -> [LookupResult] {
-        let path = zonePath(zone) + "/records/lookup"
+        let path = zonePath(zone, "/records/lookup")
         let body = try JSONEncoder().encode(LookupRecordsRequest(recordNames: names))
         return try decode(LookupRecordsResponse.self, try await call(.POST, path, body: body), path: path).results
     }

@@ -1,8 +1,7 @@
 /// What a user may do in a shared zone.
 ///
-/// A participant holds ``readOnly`` or ``readWrite``; ``none`` is only meaningful as a
-/// share's public permission (this server offers no public shares, so it is the only value
-/// that field accepts).
+/// A participant holds ``readOnly`` or ``readWrite``. A share's public permission may also be
+/// ``none``: only the users it names may accept it.
 ///
 /// For example:
 /// ```swift

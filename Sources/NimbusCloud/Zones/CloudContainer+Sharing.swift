@@ -1,0 +1,287 @@
+import Foundation
+import GRDB
+import Nimbus
+import NimbusWire
+
+/// Sharing, with `NSPersistentCloudKitContainer`'s meaning (decision 0070): sharing objects
+/// moves them, and everything they reach through relationships, into a zone of their own;
+/// the zone's share names participants, who accept it through its URL and then see the
+/// objects in their shared store (a store description whose options say
+/// ``NimbusWire/DatabaseScope/shared``).
+extension CloudContainer {
+    // MARK: Owner
+
+    /// Shares objects: moves them and every object they reach through relationships into a
+    /// new zone (or the zone of `existingShare`), makes the zone's share on the server, and
+    /// sends the moved objects there. Their object IDs do not change.
+    ///
+    /// Add participants with ``persistUpdatedShare(_:in:)``; give them the share's ``CloudShare/url``.
+    /// ```swift
+    /// let (ids, share) = try await container.share([list], to: nil)
+    /// ```
+    /// - Returns: The IDs of every object now in the share, and the share.
+    /// - Throws: ``CloudError`` with ``CloudError/Code-swift.struct/invalidConfiguration`` for
+    ///   objects that are unsaved, in several stores, or not in a private mirrored store.
+    public func share(_ objects: [ManagedObject], to existingShare: CloudShare? = nil) async throws
+        -> (sharedObjectIDs: Set<ManagedObjectID>, share: CloudShare) {
+        let ids = objects.map(\.objectID)
+        guard !ids.isEmpty else { throw CloudError(.invalidConfiguration, "share() needs at least one object") }
+        guard ids.allSatisfy({ !$0.isTemporaryID }) else {
+            throw CloudError(.invalidConfiguration, "save the objects before sharing them (they have temporary IDs)")
+        }
+        let engine = try sharingEngine(for: ids)
+        let mirror = engine.mirror
+        guard mirror.options.databaseScope == .private else {
+            throw CloudError(.invalidConfiguration, "objects of a shared store are already shared; only the owner shares them further")
+        }
+        let transport = try httpTransport(of: mirror)
+        let zoneID = existingShare.map { ZoneID(zoneName: $0.zoneID.zoneName) }
+            ?? ZoneID(zoneName: ZoneDirectory.shareZonePrefix + UUID().uuidString.lowercased())
+        try await transport.createZone(zoneID)
+        let graph = try await reachable(from: ids, mirror: mirror)
+        try move(graph, to: .other(zoneID), mirror: mirror)
+        let request = existingShare?.saveRequest ?? SaveShareRequest(participants: [])
+        let saved = try await transport.saveShare(zone: zoneID, request: request)
+        try mirror.store.writeTransaction { db in
+            try Placement.addZone(zoneID, permission: .readWrite, shareID: saved.shareID, db)
+        }
+        _ = try await engine.sync()
+        return (Set(graph), CloudShare(saved, serverURL: mirror.options.serverURL, isOwner: true))
+    }
+
+    /// Saves a share's participants and public permission (add or remove participants,
+    /// change permissions). Only the owner saves a share.
+    /// - Parameters:
+    ///   - share: The share as it should be.
+    ///   - store: The owner's private store the share's objects are in.
+    /// - Returns: The share as the server holds it now (new participants `invited`).
+    public func persistUpdatedShare(_ share: CloudShare, in store: PersistentStore) async throws -> CloudShare {
+        let mirror = try storeMirror(store)
+        guard share.isOwner, mirror.options.databaseScope == .private else {
+            throw CloudError(.permissionFailure, "only the owner of a share changes it")
+        }
+        let saved = try await httpTransport(of: mirror).saveShare(zone: share.zoneID, request: share.saveRequest)
+        return CloudShare(saved, serverURL: mirror.options.serverURL, isOwner: true)
+    }
+
+    /// The shares of objects, by object ID (objects that are not shared are left out).
+    public func fetchShares(matching objectIDs: [ManagedObjectID]) async throws -> [ManagedObjectID: CloudShare] {
+        var result: [ManagedObjectID: CloudShare] = [:]
+        var byZone: [String: CloudShare?] = [:]
+        for id in objectIDs {
+            guard let engine = engines.first(where: { $0.mirror.store.identifier == id.storeIdentifier }) else { continue }
+            let mirror = engine.mirror
+            guard let key = try mirror.store.readTransaction({ db in
+                try Placement.zone(entity: id.entity.entityNumber, primaryKey: id.primaryKey, db)
+            }) else { continue }
+            if byZone[key] == nil {
+                let row = try mirror.store.readTransaction { db in try Placement.zone(key: key, db) }
+                var share: ZoneShare?
+                if let row { share = try await httpTransport(of: mirror).fetchShare(zone: row.zoneID) }
+                byZone[key] = share.map { CloudShare($0, serverURL: mirror.options.serverURL, isOwner: row?.zoneID.ownerName == nil) }
+            }
+            if let share = byZone[key] ?? nil { result[id] = share }
+        }
+        return result
+    }
+
+    /// Every share of a store: the owner's shares in a private store, the accepted shares
+    /// in a shared store (`nil`: every mirrored store).
+    public func fetchShares(in store: PersistentStore? = nil) async throws -> [CloudShare] {
+        var shares: [CloudShare] = []
+        for engine in engines where store == nil || engine.mirror.store === store {
+            let mirror = engine.mirror
+            let list = try await httpTransport(of: mirror).listShares()
+            if mirror.options.databaseScope == .shared {
+                shares += list.participating.map { CloudShare($0, serverURL: mirror.options.serverURL, isOwner: false) }
+            } else {
+                shares += list.owned.map { CloudShare($0, serverURL: mirror.options.serverURL, isOwner: true) }
+            }
+        }
+        return shares
+    }
+
+    /// Participants for user names of this server, to add to a share (as Core Data looks
+    /// them up by email address or phone number). Names are not checked against the
+    /// server's users: a share never tells whether a name exists.
+    public func fetchParticipants(matching userNames: [String], permission: SharePermission = .readWrite,
+                                  into store: PersistentStore) async throws -> [ShareParticipant] {
+        _ = try storeMirror(store)
+        return userNames.map { ShareParticipant(userName: $0, permission: permission) }
+    }
+
+    /// Ends a share: every participant loses the zone; the objects stay in this store.
+    public func stopSharing(_ share: CloudShare, in store: PersistentStore) async throws {
+        let mirror = try storeMirror(store)
+        guard share.isOwner else { throw CloudError(.permissionFailure, "only the owner stops sharing; participants leave") }
+        try await httpTransport(of: mirror).deleteShare(zone: share.zoneID)
+        try mirror.store.writeTransaction { db in
+            try db.execute(sql: "UPDATE ANIMBUSCLOUDZONE SET ZSHAREID = NULL WHERE ZKEY = ?", arguments: [ZoneLane.key(of: share.zoneID)])
+        }
+    }
+
+    // MARK: Participant
+
+    /// Accepts share invitations: each share's zone joins the shared store and is fetched.
+    /// - Parameters:
+    ///   - urls: Share URLs (as ``CloudShare/url`` gives them).
+    ///   - store: The shared store (options with ``NimbusWire/DatabaseScope/shared``).
+    /// - Returns: What each URL led to.
+    /// - Throws: ``CloudError`` with ``CloudError/Code-swift.struct/unknownItem`` for a URL
+    ///   that is unknown or not for this user.
+    @discardableResult
+    public func acceptShareInvitations(from urls: [URL], into store: PersistentStore) async throws -> [ShareMetadata] {
+        let engine = try engine(for: store)
+        let mirror = engine.mirror
+        guard mirror.options.databaseScope == .shared else {
+            throw CloudError(.invalidConfiguration, "shares are accepted into the shared store (a description whose options have databaseScope .shared)")
+        }
+        var accepted: [ShareMetadata] = []
+        for url in urls {
+            guard let secret = CloudShare.secret(of: url) else { throw CloudError(.invalidConfiguration, "\(url) is not a share URL") }
+            let metadata = try await httpTransport(of: mirror).acceptShare(secret: secret)
+            guard metadata.containerIdentifier == mirror.options.containerIdentifier else {
+                throw CloudError(.invalidConfiguration, "the share is for container \(metadata.containerIdentifier), not \(mirror.options.containerIdentifier)")
+            }
+            try mirror.store.writeTransaction { db in
+                try Placement.addZone(metadata.zoneID, permission: metadata.permission, shareID: metadata.shareID, db)
+            }
+            accepted.append(metadata)
+        }
+        await engine.requestDiscovery()
+        _ = try await engine.sync()
+        return accepted
+    }
+
+    /// Leaves a share of another user: its zone and objects leave the shared store.
+    public func leave(_ share: CloudShare, in store: PersistentStore) async throws {
+        let mirror = try storeMirror(store)
+        try await httpTransport(of: mirror).leaveShare(zone: share.zoneID)
+        try await ZoneDirectory(mirror: mirror).remove(.other(share.zoneID))
+    }
+
+    /// Deletes a zone's objects here and its records on the server: the owner deletes the
+    /// zone (every participant loses it); a participant leaves it.
+    public func purgeObjectsAndRecordsInZone(with zoneID: ZoneID, in store: PersistentStore) async throws {
+        let mirror = try storeMirror(store)
+        let transport = try httpTransport(of: mirror)
+        if mirror.options.databaseScope == .shared { try await transport.leaveShare(zone: zoneID) }
+        else { try await transport.deleteZone(ZoneID(zoneName: zoneID.zoneName)) }
+        try await ZoneDirectory(mirror: mirror).remove(.other(zoneID))
+    }
+
+    // MARK: Permissions
+
+    /// Whether this user may change the object: false in a read-only share.
+    public func canUpdateRecord(forManagedObjectWith objectID: ManagedObjectID) -> Bool {
+        permission(of: objectID) != .readOnly
+    }
+
+    /// Whether this user may delete the object: false in a read-only share.
+    public func canDeleteRecord(forManagedObjectWith objectID: ManagedObjectID) -> Bool {
+        permission(of: objectID) != .readOnly
+    }
+
+    /// Whether the object is in a share (the owner's shared zone, or any object of a shared store).
+    public func isShared(_ objectID: ManagedObjectID) -> Bool {
+        guard let mirror = mirror(for: objectID.storeIdentifier),
+              let row = try? mirror.store.readTransaction({ db -> Placement.ZoneRow? in
+                  guard let key = try Placement.zone(entity: objectID.entity.entityNumber, primaryKey: objectID.primaryKey, db) else { return nil }
+                  return try Placement.zone(key: key, db)
+              }) else { return false }
+        return row.zoneID.ownerName != nil || row.shareID != nil
+    }
+
+    private func permission(of objectID: ManagedObjectID) -> SharePermission? {
+        guard let mirror = mirror(for: objectID.storeIdentifier) else { return nil }
+        return try? mirror.store.readTransaction { db -> SharePermission? in
+            guard let key = try Placement.zone(entity: objectID.entity.entityNumber, primaryKey: objectID.primaryKey, db) else { return nil }
+            return try Placement.zone(key: key, db)?.permission
+        }
+    }
+
+    // MARK: Helpers
+
+    func engine(for store: PersistentStore) throws -> MirrorEngine {
+        guard let engine = engines.first(where: { $0.mirror.store === store }) else {
+            throw CloudError(.invalidConfiguration, "the store \(store.url?.path ?? store.identifier) is not mirrored")
+        }
+        return engine
+    }
+
+    private func storeMirror(_ store: PersistentStore) throws -> StoreMirror { try engine(for: store).mirror }
+
+    private func sharingEngine(for ids: [ManagedObjectID]) throws -> MirrorEngine {
+        let stores = Set(ids.map(\.storeIdentifier))
+        guard stores.count == 1, let engine = engines.first(where: { $0.mirror.store.identifier == stores.first }) else {
+            throw CloudError(.invalidConfiguration, "the objects to share must all be in one mirrored store")
+        }
+        return engine
+    }
+
+    private func httpTransport(of mirror: StoreMirror) throws -> HTTPTransport {
+        guard let transport = mirror.transport as? HTTPTransport else {
+            throw CloudError(.invalidConfiguration, "sharing needs a Nimbus sync server (the store's transport is not HTTP)")
+        }
+        return transport
+    }
+
+    /// Every object reachable from `ids` through relationships, in the default zone (objects
+    /// already in another zone stay there: a link to them stays on the owner's devices).
+    private func reachable(from ids: [ManagedObjectID], mirror: StoreMirror) async throws -> [ManagedObjectID] {
+        let context = mirror.exportContext
+        let placed = try mirror.store.readTransaction { db in
+            try Row.fetchAll(db, sql: "SELECT ZENTITY, ZPK FROM ANIMBUSCLOUDPLACEMENT").map { ObjectKey(entity: $0[0], primaryKey: $0[1]) }
+        }
+        let elsewhere = Set(placed)
+        return try await context.perform {
+            defer { context.reset() }
+            var seen = Set<ManagedObjectID>()
+            var queue = ids
+            var order: [ManagedObjectID] = []
+            while let id = queue.popLast() {
+                guard seen.insert(id).inserted, !elsewhere.contains(ObjectKey(id)),
+                      mirror.mirrored.entities.contains(where: { $0.name == id.entity.name }),
+                      let object = try Exporter.existing(id, context) else { continue }
+                order.append(id)
+                for relationship in object.entity.relationshipsByName.values {
+                    let value = object.value(forKey: relationship.name)
+                    if let one = value as? ManagedObject { queue.append(one.objectID) }
+                    else if let many = value as? Set<ManagedObject> { queue += many.map(\.objectID) }
+                    else if let ordered = value as? [ManagedObject] { queue += ordered.map(\.objectID) }
+                }
+            }
+            return order
+        }
+    }
+
+    /// Moves objects into a zone in one transaction: each one's record in the default zone
+    /// is deleted there, and the object goes out whole to the new zone under a new name.
+    private func move(_ ids: [ManagedObjectID], to lane: ZoneLane, mirror: StoreMirror) throws {
+        try mirror.store.writeTransaction { db in
+            try mirror.capture.capture(db)
+            var clock = try HybridLogicalClock.load(db)
+            let now = try mirror.now(db)
+            for id in ids {
+                let key = ObjectKey(id)
+                let stamp = HLCStamp(time: clock.tick(at: now), device: mirror.deviceID)
+                if let row = try SyncMetadata.record(entity: key.entity, primaryKey: key.primaryKey, db) {
+                    if row.changeTag != nil {
+                        try db.execute(sql: """
+                            INSERT OR REPLACE INTO ANIMBUSCLOUDDELETION (ZRECORDNAME, ZENTITY, ZTIME, ZDEVICE, ZZONE) VALUES (?, ?, ?, ?, NULL)
+                            """, arguments: [row.recordName, key.entity, stamp.time, stamp.device])
+                    }
+                    try SyncMetadata.removeRecord(named: row.recordName, db)
+                }
+                try Placement.place(entity: key.entity, primaryKey: key.primaryKey, in: lane.key, db)
+                try mirror.capture.recordInsert(id, stamp: stamp, db)
+                try db.execute(sql: """
+                    UPDATE ANIMBUSCLOUDLINK SET ZPENDING = 1, ZTIME = ?, ZDEVICE = ?
+                    WHERE ZLINKED = 1 AND ((ZFIRSTENTITY = ?3 AND ZFIRSTPK = ?4) OR (ZSECONDENTITY = ?3 AND ZSECONDPK = ?4))
+                    """,
+                    arguments: [stamp.time, stamp.device, key.entity, key.primaryKey])
+            }
+            try clock.save(db)
+        }
+    }
+}
