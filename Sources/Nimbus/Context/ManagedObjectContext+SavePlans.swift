@@ -12,11 +12,16 @@ extension ManagedObjectContext {
         var defaultStores: [ObjectIdentifier: PersistentStore] = [:]  // by entity
         var storesByIdentifier: [String: PersistentStore] = [:]
         let schema = managedObjectModel.schema
+        // With several stores, a new object goes where the saved objects it refers to are
+        // (an item added to a list of the shared store joins that store), and a reference
+        // between objects of two stores is refused, as Core Data refuses it.
+        let severalStores = persistentStoreCoordinator.persistentStores.count > 1
         func store(for object: ManagedObject) throws -> PersistentStore {
             if object.objectID.isTemporaryID {
                 if !assignedStores.isEmpty, let assigned = assignedStores[object.objectID].flatMap({ persistentStoreCoordinator.persistentStore(identifier: $0) }) {
                     return assigned
                 }
+                if severalStores, let related = try relatedStore(of: object) { return related }
                 if let known = defaultStores[ObjectIdentifier(object.entity)] { return known }
                 let store = try persistentStoreCoordinator.defaultStore(for: object.entity)
                 defaultStores[ObjectIdentifier(object.entity)] = store
@@ -29,6 +34,7 @@ extension ManagedObjectContext {
         }
         func planIndex(for object: ManagedObject) throws -> Int {
             let store = try store(for: object)
+            if severalStores { try checkReferences(of: object, in: store, storeOf: store(for:)) }
             guard store.holds(object.entity) else {
                 throw NimbusError(.invalidArgument, "cannot save \(object.objectID): the store \(store.url?.lastPathComponent ?? store.identifier) "
                     + "(configuration \(store.configurationName ?? "Default")) does not hold entity \(object.entity.name); "
@@ -49,7 +55,7 @@ extension ManagedObjectContext {
         var last: (entity: EntityDescription, index: Int)?
         for object in inserted {
             let index: Int
-            if let last, last.entity === object.entity, assignedStores.isEmpty, object.objectID.isTemporaryID {
+            if let last, last.entity === object.entity, assignedStores.isEmpty, object.objectID.isTemporaryID, !severalStores {
                 index = last.index
             } else {
                 index = try planIndex(for: object)
@@ -73,6 +79,37 @@ extension ManagedObjectContext {
             plans[index].request.deletes.append(.init(id: object.objectID, tombstone: object.tombstone()))
         }
         return plans
+    }
+
+    /// The store of the saved objects a new object refers to through to-one relationships,
+    /// when that store holds the object's entity (`nil`: the entity's default store).
+    private func relatedStore(of object: ManagedObject) throws -> PersistentStore? {
+        guard let values = object.values else { return nil }
+        for index in object.entity.toOneIndexes {
+            guard case let .object(id) = values[index], !id.isTemporaryID,
+                  let store = persistentStoreCoordinator.persistentStore(identifier: id.storeIdentifier), store.holds(object.entity) else { continue }
+            return store
+        }
+        return nil
+    }
+
+    /// Refuses to-one references from `object` (saved in `store`) to objects of another store.
+    private func checkReferences(of object: ManagedObject, in store: PersistentStore,
+                                 storeOf: (ManagedObject) throws -> PersistentStore) throws {
+        guard let values = object.values else { return }
+        for index in object.entity.toOneIndexes {
+            guard case let .object(id) = values[index] else { continue }
+            let other: PersistentStore?
+            if id.isTemporaryID {
+                other = try registeredObject(for: id).map(storeOf)
+            } else {
+                other = persistentStoreCoordinator.persistentStore(identifier: id.storeIdentifier)
+            }
+            guard let other, other !== store else { continue }
+            throw NimbusError(.invalidArgument, "illegal attempt to relate \(object.objectID) through '\(object.entity.properties[index].name)' "
+                + "to \(id), an object of another store (\(other.url?.lastPathComponent ?? other.identifier)); objects of different stores "
+                + "cannot be related")
+        }
     }
 
     /// Adds join-table rows and order positions for an object's changed to-many relationships.

@@ -24,7 +24,13 @@ extension CloudContainer {
     ///   objects that are unsaved, in several stores, or not in a private mirrored store.
     public func share(_ objects: [ManagedObject], to existingShare: CloudShare? = nil) async throws
         -> (sharedObjectIDs: Set<ManagedObjectID>, share: CloudShare) {
-        let ids = objects.map(\.objectID)
+        try await share(objectIDs: objects.map(\.objectID), to: existingShare)
+    }
+
+    /// Shares the objects with these IDs (see ``share(_:to:)``): the form to call from
+    /// outside the objects' context.
+    public func share(objectIDs ids: [ManagedObjectID], to existingShare: CloudShare? = nil) async throws
+        -> (sharedObjectIDs: Set<ManagedObjectID>, share: CloudShare) {
         guard !ids.isEmpty else { throw CloudError(.invalidConfiguration, "share() needs at least one object") }
         guard ids.allSatisfy({ !$0.isTemporaryID }) else {
             throw CloudError(.invalidConfiguration, "save the objects before sharing them (they have temporary IDs)")

@@ -12,6 +12,8 @@ struct Demo: AsyncParsableCommand {
 
     @Flag(help: "Print every sync event.") var verbose = false
     @Flag(help: "Also show accounts: a sign-out with an unsent edit, another account, and the return.") var accounts = false
+    @Flag(help: "Show sharing instead: Ada shares a list with Grace (read-write) and Alan (read-only); Alan's edit is refused; Ada removes him.")
+    var sharing = false
 
     func run() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nimbus-demo-\(UUID().uuidString)")
@@ -27,6 +29,11 @@ struct Demo: AsyncParsableCommand {
         let graceToken = try await ServerAdministration.createToken(configuration: configuration, userName: "grace", device: "phone", expiresInSeconds: nil)
         let phoneToken = try await ServerAdministration.createToken(configuration: configuration, userName: "ada", device: "phone", expiresInSeconds: nil)
         let laptopToken = try await ServerAdministration.createToken(configuration: configuration, userName: "ada", device: "laptop", expiresInSeconds: nil)
+        var sharingTokens = ["ada": phoneToken, "grace": graceToken]
+        if sharing {
+            _ = try await ServerAdministration.addUser(configuration: configuration, name: "alan", quotaBytes: nil)
+            sharingTokens["alan"] = try await ServerAdministration.createToken(configuration: configuration, userName: "alan", device: "phone", expiresInSeconds: nil)
+        }
         var logger = Logger(label: "nimbus.demo.server")
         logger.logLevel = .critical
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
@@ -37,6 +44,10 @@ struct Demo: AsyncParsableCommand {
         guard let port = await portIterator.next() else { throw CLIError("the embedded server did not start") }
         let serverURL = URL(string: "http://127.0.0.1:\(port)")!
         step("an embedded sync server listens on \(serverURL.absoluteString) (SQLite in \(folder.path))")
+        if sharing {
+            try await DemoSharing(folder: folder, server: serverURL, tokens: sharingTokens, step: step).run()
+            return
+        }
 
         // 2. Two devices with the seeds' sample model.
         let model = try DemoModel.make()

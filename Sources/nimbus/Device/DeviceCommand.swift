@@ -9,7 +9,8 @@ struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
         abstract: "Make and sync devices: folders holding a mirrored store, its model and its sync metadata.",
-        subcommands: [Init.self, Sync.self, Status.self, Login.self, Logout.self, Switch.self, Rebuild.self, Erase.self])
+        subcommands: [Init.self, Sync.self, Status.self, Login.self, Logout.self, Switch.self, Rebuild.self, Erase.self,
+                      Share.self, Shares.self, Accept.self, Participants.self, Unshare.self, Leave.self])
 }
 
 extension DeviceCommand {

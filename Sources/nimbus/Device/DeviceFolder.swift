@@ -62,17 +62,45 @@ struct DeviceFolder {
                                             databaseScope: configuration.database, token: "", zoneName: configuration.zone,
                                             allowsInsecureHTTP: configuration.insecureHTTPAllowed)
         let names = model.configurations.keys.sorted()
+        var descriptions: [PersistentStoreDescription]
         if names.isEmpty {
             var description = PersistentStoreDescription(url: url.appendingPathComponent("Store.sqlite"))
             description.cloudContainerOptions = options
-            return [description]
+            descriptions = [description]
+        } else {
+            descriptions = names.map { name in
+                var description = PersistentStoreDescription(url: url.appendingPathComponent("\(name).sqlite"))
+                description.configuration = name
+                if !configuration.localConfigurations.contains(name) { description.cloudContainerOptions = options }
+                return description
+            }
         }
-        return names.map { name in
-            var description = PersistentStoreDescription(url: url.appendingPathComponent("\(name).sqlite"))
-            description.configuration = name
-            if !configuration.localConfigurations.contains(name) { description.cloudContainerOptions = options }
-            return description
+        // Every mirrored private store has a shared twin: the zones other users shared with
+        // this user (after the private ones, so that new objects go to the private store).
+        guard configuration.database == .private else { return descriptions }
+        for description in descriptions {
+            guard var sharedOptions = description.cloudContainerOptions else { continue }
+            var shared = description
+            sharedOptions.databaseScope = .shared
+            shared.cloudContainerOptions = sharedOptions
+            shared.url = description.url?.deletingPathExtension().appendingPathExtension("shared.sqlite")
+            descriptions.append(shared)
         }
+        return descriptions
+    }
+
+    /// The store new objects go to for `--scope private|shared` (`nil`: their entity's default).
+    static func store(scope: String?, in coordinator: PersistentStoreCoordinator, for entity: EntityDescription) throws -> PersistentStore? {
+        guard let scope else { return nil }
+        guard let wanted = DatabaseScope(rawValue: scope), wanted != .public else {
+            throw CLIError("--scope must be private or shared, not \(scope)")
+        }
+        guard let store = coordinator.persistentStores.first(where: {
+            ($0.storeDescription.cloudContainerOptions?.databaseScope ?? .private) == wanted && $0.holds(entity)
+        }) else {
+            throw CLIError("no \(scope) store holds \(entity.name) here (--scope needs a device folder)")
+        }
+        return store
     }
 
     /// The device's saved credentials (`account.json`).

@@ -20,6 +20,8 @@ extension StoreCommand {
         @Argument(help: "The entity name.") var entity: String
         @Argument(help: "key=value assignments.") var values: [String] = []
         @Option(help: "The author recorded in persistent history (default nimbus-cli).") var author: String?
+        @Option(help: "In a device folder: the store the object goes to, private (default) or shared. An object related to a shared object goes to the shared store by itself.")
+        var scope: String?
         @Flag(help: "Print the inserted object as JSON.") var json = false
 
         func run() throws {
@@ -28,6 +30,9 @@ extension StoreCommand {
                 let assignments = try ValueParsing.assignments(values)
                 let output = try session.context.performAndWait { () throws -> [String: Any] in
                     let object = try session.context.insertNewObject(forEntityName: entity)
+                    if let store = try DeviceFolder.store(scope: scope, in: session.coordinator, for: object.entity) {
+                        session.context.assign(object, to: store)
+                    }
                     var resolved: [Int: [ManagedObject]] = [:]
                     try ValueParsing.apply(assignments, to: object, session: session, resolved: &resolved)
                     try session.context.save()

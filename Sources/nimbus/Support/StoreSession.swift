@@ -18,19 +18,14 @@ struct StoreSession {
             // A device folder: objects go to the store of their entity's configuration, and
             // saves are recorded in history with the CLI's author, so that they export.
             let device = try DeviceFolder(path: path)
-            let cloud = try device.openContainer()
-            container = cloud
-            model = device.model
-            coordinator = cloud.persistentStoreCoordinator
-            guard let first = coordinator.persistentStores.first(where: { $0.storeDescription.cloudContainerOptions != nil })
-                    ?? coordinator.persistentStores.first else {
-                throw CLIError("the device folder \(path) has no stores")
-            }
-            store = first
-            context = cloud.newBackgroundContext()
-            context.transactionAuthor = author ?? "nimbus-cli"
+            try self.init(container: try device.openContainer(), model: device.model, author: author)
             return
         }
+        try self.init(file: path, readOnly: readOnly, author: author)
+    }
+
+    /// A session on a store file, its model read from the file.
+    private init(file path: String, readOnly: Bool, author: String?) throws {
         container = nil
         let url = URL(fileURLWithPath: path)
         model = try ManagedObjectModel.storedModel(at: url)
@@ -41,6 +36,21 @@ struct StoreSession {
         description.persistentHistoryTracking = metadata["NSPersistentHistoryTrackingKey"] as? Bool == true
         store = try coordinator.addPersistentStore(with: description)
         context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+        context.transactionAuthor = author ?? "nimbus-cli"
+    }
+
+    /// A session on a device's open container: fetches see every store (private and
+    /// shared), new objects go to their entity's default store.
+    init(container cloud: PersistentContainer, model: ManagedObjectModel, author: String? = nil) throws {
+        container = cloud
+        self.model = model
+        coordinator = cloud.persistentStoreCoordinator
+        guard let first = coordinator.persistentStores.first(where: { $0.storeDescription.cloudContainerOptions != nil })
+                ?? coordinator.persistentStores.first else {
+            throw CLIError("the device folder has no stores")
+        }
+        store = first
+        context = cloud.newBackgroundContext()
         context.transactionAuthor = author ?? "nimbus-cli"
     }
 

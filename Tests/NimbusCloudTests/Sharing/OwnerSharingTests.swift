@@ -1,0 +1,134 @@
+import Foundation
+import Nimbus
+import NimbusCloud
+import NimbusTesting
+import NimbusWire
+import Testing
+
+@Suite("Sharing: the owner's side", .serialized)
+struct OwnerSharingTests {
+    @Test("share() moves a list and its items into a zone of their own; the owner's other device follows, nothing doubles")
+    func shareMovesTheGraph() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let phone = try SharingModel.Device(server, token: server.tokens[0])
+        let laptop = try SharingModel.Device(server, token: server.tokens[1])
+        let listID = try await phone.makeList("Groceries", items: ["milk", "eggs"])
+        let context = phone.container.newBackgroundContext()
+        try await context.perform {
+            let note = try context.insertNewObject(forEntityName: "Note")
+            note.setValue("private", forKey: "text")
+            try context.save()
+        }
+        try await phone.container.syncNow()
+        try await laptop.container.syncNow()
+        #expect(try await laptop.items(of: "Groceries") == ["eggs", "milk"])
+
+        let (shared, share) = try await phone.container.share(objectIDs: [listID])
+        #expect(shared.count == 3)
+        #expect(shared.contains(listID))
+        #expect(share.isOwner)
+        #expect(share.zoneID.zoneName.hasPrefix("com.nimbus.share."))
+        #expect(phone.container.isShared(listID))
+        #expect(phone.container.canUpdateRecord(forManagedObjectWith: listID))
+        // Same objects, same IDs on the sharing device.
+        #expect(try await phone.items(of: "Groceries") == ["eggs", "milk"])
+        #expect(try await context.perform { try context.existingObject(with: listID).value(forKey: "name") as? String } == "Groceries")
+
+        // The default zone no longer holds them; the share's zone does.
+        let transport = HTTPTransport(options: CloudContainerOptions(serverURL: server.url, containerIdentifier: "lists", token: server.tokens[0]))
+        let defaultZone = try await transport.fetchChanges(FetchZoneChangesRequest(), in: ZoneID(zoneName: CloudContainerOptions.defaultZoneName))
+        #expect(Set(defaultZone.records.map(\.recordType)) == ["CD_Note"])
+        let shareZone = try await transport.fetchChanges(FetchZoneChangesRequest(), in: share.zoneID)
+        #expect(shareZone.records.map(\.recordType).sorted() == ["CD_Item", "CD_Item", "CD_List"])
+
+        // The owner's other device finds the new zone: one list, not two, not none.
+        try await laptop.container.syncNow()
+        try await laptop.container.syncNow()
+        #expect(try await laptop.items(of: "Groceries") == ["eggs", "milk"])
+        #expect(try await laptop.count("List") == 1)
+        #expect(try await laptop.count("Note") == 1)
+
+        // Edits and new items follow the list into its zone, from either device.
+        let laptopContext = laptop.container.newBackgroundContext()
+        try await laptopContext.perform {
+            let list = try laptop.list("Groceries", in: laptopContext)
+            let item = try laptopContext.insertNewObject(forEntityName: "Item")
+            item.setValue("bread", forKey: "title")
+            item.setValue(list, forKey: "list")
+            try laptopContext.save()
+        }
+        try await laptop.container.syncNow()
+        try await phone.container.syncNow()
+        #expect(try await phone.items(of: "Groceries") == ["bread", "eggs", "milk"])
+        let again = try await transport.fetchChanges(FetchZoneChangesRequest(), in: share.zoneID)
+        #expect(again.records.filter { $0.recordType == "CD_Item" }.count == 3)
+    }
+
+    @Test("a link from a shared item to a private tag stays on the owner's device; the item's record carries no reference")
+    func linkToPrivateObjectStaysPrivate() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let phone = try SharingModel.Device(server, token: server.tokens[0])
+        let listID = try await phone.makeList("Trip", items: ["tent"])
+        let context = phone.container.newBackgroundContext()
+        let (_, share) = try await phone.container.share(objectIDs: [listID])
+        try await context.perform {
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue("secret", forKey: "name")
+            let item = (try context.existingObject(with: listID).value(forKey: "items") as? Set<ManagedObject>)!.first!
+            item.setValue(tag, forKey: "tag")
+            item.setValue("big tent", forKey: "title")
+            try context.save()
+        }
+        try await phone.container.syncNow()
+        let transport = HTTPTransport(options: CloudContainerOptions(serverURL: server.url, containerIdentifier: "lists", token: server.tokens[0]))
+        let zone = try await transport.fetchChanges(FetchZoneChangesRequest(), in: share.zoneID)
+        let item = try #require(zone.records.first { $0.recordType == "CD_Item" })
+        #expect(item.fields["CD_title"]?.value == .string("big tent"))
+        #expect(item.fields["CD_tag"] == nil)
+        #expect(!zone.records.contains { $0.recordType == "CD_Tag" })
+        let defaultZone = try await transport.fetchChanges(FetchZoneChangesRequest(), in: ZoneID(zoneName: CloudContainerOptions.defaultZoneName))
+        #expect(defaultZone.records.contains { $0.recordType == "CD_Tag" })
+        // Locally the link is there.
+        let tagName = try await context.perform {
+            ((try context.existingObject(with: listID).value(forKey: "items") as? Set<ManagedObject>)!.first!.value(forKey: "tag") as? ManagedObject)?
+                .value(forKey: "name") as? String
+        }
+        #expect(tagName == "secret")
+    }
+
+    @Test("objects of two stores cannot be related, and a new object related to a store's object joins that store")
+    func crossStoreReferences() async throws {
+        let server = try await SyncServer()
+        defer { server.stop() }
+        let phone = try SharingModel.Device(server, token: server.tokens[0])
+        // A list in the shared store (as an import would put it there).
+        let context = phone.container.newBackgroundContext()
+        let sharedList = try await context.perform {
+            let list = try context.insertNewObject(forEntityName: "List")
+            list.setValue("theirs", forKey: "name")
+            context.assign(list, to: phone.sharedStore)
+            try context.save()
+            return list.objectID
+        }
+        let item = try await context.perform {
+            let item = try context.insertNewObject(forEntityName: "Item")
+            item.setValue("joins", forKey: "title")
+            item.setValue(try context.existingObject(with: sharedList), forKey: "list")
+            try context.save()
+            return item.objectID
+        }
+        #expect(item.storeIdentifier == phone.sharedStore.identifier)
+        let refused = await #expect(throws: NimbusError.self) {
+            try await context.perform {
+                let tag = try context.insertNewObject(forEntityName: "Tag")
+                tag.setValue("mine", forKey: "name")
+                context.assign(tag, to: phone.privateStore)
+                try context.existingObject(with: item).setValue(tag, forKey: "tag")
+                try context.save()
+            }
+        }
+        #expect(refused?.message.contains("another store") == true)
+    }
+}
