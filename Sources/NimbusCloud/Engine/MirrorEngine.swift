@@ -97,6 +97,11 @@ actor MirrorEngine {
         return exchanged.since(baseline)
     }
 
+    /// Runs `work` between syncs (sharing moves objects between zones this way).
+    func exclusively<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await serially(work)
+    }
+
     /// Runs `work` after the sync or reset running now, and before the next.
     private func serially<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
         let previous = running

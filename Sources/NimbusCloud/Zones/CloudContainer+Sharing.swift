@@ -44,8 +44,14 @@ extension CloudContainer {
         let zoneID = existingShare.map { ZoneID(zoneName: $0.zoneID.zoneName) }
             ?? ZoneID(zoneName: ZoneDirectory.shareZonePrefix + UUID().uuidString.lowercased())
         try await transport.createZone(zoneID)
-        let graph = try await reachable(from: ids, mirror: mirror)
-        try move(graph, to: .other(zoneID), mirror: mirror)
+        // Between syncs: a sync running now finishes first, and none starts until the objects
+        // are in their zone (the zone is known before any object is placed in it).
+        let graph = try await engine.exclusively {
+            let graph = try await self.reachable(from: ids, mirror: mirror)
+            try mirror.store.writeTransaction { db in try Placement.addZone(zoneID, permission: .readWrite, shareID: nil, db) }
+            try self.move(graph, to: .other(zoneID), mirror: mirror)
+            return graph
+        }
         let request = existingShare?.saveRequest ?? SaveShareRequest(participants: [])
         let saved = try await transport.saveShare(zone: zoneID, request: request)
         try mirror.store.writeTransaction { db in

@@ -128,8 +128,9 @@ struct ParticipantSharingTests {
         defer { people.server.stop() }
         try await people.accept(people.grace)
         let context = people.grace.container.newBackgroundContext()
+        let grace = people.grace
         try await context.perform {
-            try people.grace.list("Groceries", in: context).setValue("Grace's list", forKey: "name")
+            try grace.list("Groceries", in: context).setValue("Grace's list", forKey: "name")
             try context.save()
         }
         // Ada makes Grace read-only before Grace's edit goes out.
@@ -161,10 +162,11 @@ struct ParticipantSharingTests {
         try await people.accept(people.grace)
         try await people.accept(people.alan)
         let context = people.grace.container.newBackgroundContext()
+        let grace = people.grace
         try await context.perform {
             let item = try context.insertNewObject(forEntityName: "Item")
             item.setValue("unsent", forKey: "title")
-            item.setValue(try people.grace.list("Groceries", in: context), forKey: "list")
+            item.setValue(try grace.list("Groceries", in: context), forKey: "list")
             try context.save()
         }
         people.share.participants.removeAll { $0.userName == "grace" }
