@@ -32,13 +32,17 @@ enum SharingModel {
         var privateStore: PersistentStore { store(.private) }
         var sharedStore: PersistentStore { store(.shared) }
 
-        init(_ server: SyncServer, token: String) throws {
+        convenience init(_ server: SyncServer, token: String) throws {
+            try self.init(url: server.url, token: token)
+        }
+
+        init(url: URL, token: String) throws {
             folder = try TemporaryDirectory()
             container = CloudContainer(name: "lists", managedObjectModel: try SharingModel.model())
             container.automaticallySyncs = false
             container.persistentStoreDescriptions = [DatabaseScope.private, .shared].map { scope in
                 var description = PersistentStoreDescription(url: folder.url.appendingPathComponent("\(scope.rawValue).sqlite"))
-                description.cloudContainerOptions = CloudContainerOptions(serverURL: server.url, containerIdentifier: "lists",
+                description.cloudContainerOptions = CloudContainerOptions(serverURL: url, containerIdentifier: "lists",
                                                                           databaseScope: scope, token: token)
                 return description
             }
