@@ -1,8 +1,7 @@
 /// What a user may do in a shared zone.
 ///
 /// A participant holds ``readOnly`` or ``readWrite``; ``none`` is only meaningful as a
-/// share's public permission (this server offers no public shares, so it is the only value
-/// that field accepts).
+/// share's public permission (no one but the named participants may accept).
 ///
 /// For example:
 /// ```swift
