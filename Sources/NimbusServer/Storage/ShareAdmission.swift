@@ -27,7 +27,8 @@ package enum ShareAdmission: Hashable, Sendable {
     ///
     /// The owner gets `nil` (the URL is for others; the owner's share is in their private
     /// database); so does a participant the owner removed, and a user the share does not
-    /// name while its public permission is `none`. A row of an ended share counts as none.
+    /// name while its public permission is `none`. A row of an ended share counts as none; a
+    /// public participant removed when the link closed is a stranger again once it reopens.
     /// - Parameters:
     ///   - isOwner: Whether the caller owns the zone.
     ///   - membership: The caller's membership row, if any.
@@ -39,6 +40,9 @@ package enum ShareAdmission: Hashable, Sendable {
         if isOwner { return nil }
         if let membership, membership.state != .ended {
             switch membership.state {
+            case .removed where membership.isPublic:
+                // Removed when the link closed: a stranger again once it reopens.
+                return publicPermission == SharePermission.none ? nil : .anyone(permission: publicPermission)
             case .removed, .ended:
                 return nil
             case .accepted:
