@@ -106,7 +106,7 @@ extension PostgresStorage {
         }
         guard let (shareID, publicPermission) = header else { return nil }
         let found = SharedByURL(
-            zone: key, ownerName: try await userName(connection, located.ownerID, logger: logger), shareID: shareID,
+            zone: key, ownerName: try await Self.userName(connection, located.ownerID, logger: logger), shareID: shareID,
             publicPermission: publicPermission)
         var membership: ShareAdmission.Membership?
         for try await (permission, stateText, isPublic) in try await connection.run(

@@ -47,7 +47,7 @@ extension SQLiteStorage {
                     WHERE z.container = ? AND z.scope = 'private' AND z.owner_id = ? AND z.deleted = 0 ORDER BY z.name
                     """,
                 arguments: [container, userID]
-            ).map { try zoneState($0) }
+            ).map { try Self.zoneState($0) }
             let participating = try Row.fetchAll(
                 db,
                 sql: """
@@ -59,7 +59,7 @@ extension SQLiteStorage {
                     ORDER BY z.name, u.name
                     """,
                 arguments: [container, userID, userName, userID]
-            ).map { row in (try zoneState(row), try row.stored("owner_id", in: "zones") as Int64) }
+            ).map { row in (try Self.zoneState(row), try row.stored("owner_id", in: "zones") as Int64) }
             return ShareListing(
                 owned: try owned.compactMap { state in
                     try Self.loadShare(db, zone: ZoneKey(database: DatabaseKey(container: container, scope: .private, ownerID: userID), zoneName: state.zoneName), state: state)
