@@ -231,7 +231,10 @@ struct ShareConformanceTests {
         // Shared again (a new share: a new URL to accept), then the owner deletes the zone.
         let first = try await alice.shareOK("trip", ["carol": .readOnly])
         let second = try await alice.shareOK("trip", ["bob": .readOnly])
-        #expect(second.participants == [ShareParticipant(userName: "bob", permission: .readOnly, state: .invited, isPublic: false)])
+        #expect(second.participants == [
+            ShareParticipant(userName: "bob", permission: .readOnly, state: .invited, isPublic: false),
+            ShareParticipant(userName: "carol", permission: .readOnly, state: .removed, isPublic: false),
+        ])
         #expect(second.url == first.url && second.shareID == first.shareID)
         try await bob.acceptOK(second.url)
         #expect(await bobPush.next(within: .seconds(10))?.kind == .zoneChanged)
