@@ -86,7 +86,7 @@ struct OpenAPITests {
         let documented = Set(try Self.documentedOperations().keys)
         let registered = Set(ServerRoutes.all.map { "\($0.method) \($0.path)" })
         #expect(documented == registered)
-        #expect(documented.count == 17)
+        #expect(documented.count == 20)
     }
 
     @Test("every operation answers only with statuses the document declares, and is routed")
@@ -137,6 +137,16 @@ struct OpenAPITests {
         check("POST", db + "/zones/{zone}/records/modify", try await bob.shared(owner: "alice").modify("z", ModifyRecordsRequest(saves: [Make.record("s", [:])])))
         check("DELETE", share, try await bob.shared(owner: "alice").send(.DELETE, bob.shared(owner: "alice").zonePath("z") + "/share"))
         check("DELETE", share, try await alice.send(.DELETE, alice.zonePath("z") + "/share"))
+        check("DELETE", share, try await alice.send(.DELETE, alice.zonePath("z") + "/share"))
+        let listing = "/v1/containers/{container}/shares"
+        check("GET", listing, try await alice.send(.GET, "/v1/containers/app/shares"))
+        check("GET", listing, try await anonymous.send(.GET, "/v1/containers/app/shares"))
+        let url = try await alice.shareOK("z", ["bob": .readOnly]).url ?? ""
+        check("GET", "/v1/shares/{secret}", try await bob.shareMetadata(url))
+        check("GET", "/v1/shares/{secret}", try await alice.shareMetadata(url))
+        check("GET", "/v1/shares/{secret}", try await anonymous.shareMetadata(url))
+        check("POST", "/v1/shares/{secret}/accept", try await bob.accept(url))
+        check("POST", "/v1/shares/{secret}/accept", try await alice.accept("/v1/shares/guessed"))
         check("DELETE", share, try await alice.send(.DELETE, alice.zonePath("z") + "/share"))
         check("DELETE", db + "/zones/{zone}", try await alice.send(.DELETE, alice.zonePath("z")))
         check("DELETE", db + "/zones/{zone}", try await alice.send(.DELETE, alice.zonePath("z")))

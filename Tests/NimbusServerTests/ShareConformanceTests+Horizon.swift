@@ -13,7 +13,7 @@ extension ShareConformanceTests {
         let bob = try await server.user("bob")
         let carol = try await server.user("carol")
         try await alice.createZone("trip")
-        try await alice.shareOK("trip", ["bob": .readOnly, "carol": .readOnly])
+        let share = try await alice.shareAccepted("trip", ["bob": .readOnly, "carol": .readOnly], by: [bob, carol])
         let bobOld = try await bob.shared().databaseChanges().changeToken
         let carolOld = try await carol.shared().databaseChanges().changeToken
         // Bob loses access now; carol a minute later.
@@ -36,8 +36,12 @@ extension ShareConformanceTests {
         #expect(fresh.changedZones.isEmpty && fresh.deletedZones.isEmpty)
         // Carol's removal is younger than the horizon: kept, and her old token still hears of it.
         #expect(try await carol.shared().databaseChanges(since: carolOld).deletedZones == [Self.trip])
-        // Sharing again after the purge works from the fresh token.
+        // The owner still sees bob, removed, after the purge.
+        #expect(try await alice.getShare("trip").decode(ZoneShare.self).participants.first { $0.userName == "bob" }?.state == .removed)
+        // Sharing again after the purge works from the fresh token, once bob accepts again.
         try await alice.shareOK("trip", ["bob": .readWrite])
+        #expect(try await bob.shared().databaseChanges(since: fresh.changeToken).changedZones.isEmpty)
+        try await bob.acceptOK(share.url)
         #expect(try await bob.shared().databaseChanges(since: fresh.changeToken).changedZones == [Self.trip])
 
         clock.advance(by: 61_000)

@@ -27,8 +27,21 @@ struct ShareConformanceTests {
         let created = try await alice.share("trip", ["bob": .readOnly])
         #expect(created.status == 201)
         let share = try created.decode(ZoneShare.self)
-        #expect(share == ZoneShare(zoneID: Self.trip, participants: [ShareParticipant(userName: "bob", permission: .readOnly)]))
-        #expect(try await alice.share("trip", ["bob": .readOnly]).status == 200)
+        let shareID = try #require(share.shareID)
+        let url = try #require(share.url)
+        #expect(url.hasPrefix("/v1/shares/"))
+        #expect(share == ZoneShare(
+            zoneID: Self.trip, shareID: shareID,
+            participants: [ShareParticipant(userName: "bob", permission: .readOnly, state: .invited, isPublic: false)], url: url))
+        let again = try await alice.share("trip", ["bob": .readOnly])
+        #expect(again.status == 200)
+        #expect(try again.decode(ZoneShare.self) == share)
+        // Invited: nothing of the zone until bob accepts.
+        #expect(try await bob.shared().zoneIDs().isEmpty)
+        #expect(try await bob.shared(owner: "alice").changes("trip").error?.code == .zoneNotFound)
+        #expect(try await bob.send(.GET, "/v1/containers/app/assets/\(photo.checksum)").status == 403)
+        let accepted = try await bob.acceptOK(url)
+        #expect(accepted == ShareMetadata(shareID: shareID, containerIdentifier: "app", zoneID: Self.trip, permission: .readOnly, state: .accepted))
 
         #expect(try await bob.shared().zoneIDs() == [Self.trip])
         let changes = try await bob.shared().databaseChanges(since: before.changeToken)
@@ -39,7 +52,10 @@ struct ShareConformanceTests {
         #expect(fetched.records.map(\.recordName) == ["day1"])
         #expect(fetched.changeToken == (try await alice.fetchChanges("trip")).changeToken)
         #expect(try await bobTrip.lookup("trip", ["day1"]).results[0].record?.fields["title"]?.value == .string("Lisbon"))
-        #expect(try await bobTrip.getShare("trip").decode(ZoneShare.self) == share)
+        // A participant's view of the share has no URL.
+        #expect(try await bobTrip.getShare("trip").decode(ZoneShare.self) == ZoneShare(
+            zoneID: Self.trip, shareID: shareID,
+            participants: [ShareParticipant(userName: "bob", permission: .readOnly, state: .accepted, isPublic: false)]))
         #expect(try await bob.send(.GET, "/v1/containers/app/assets/\(photo.checksum)").status == 200)
         // The zone is alice's: bob's private database does not hold it, alice's shared database lists nothing.
         #expect(try await bob.changes("trip").error?.code == .zoneNotFound)
@@ -54,7 +70,7 @@ struct ShareConformanceTests {
         let bob = try await server.user("bob")
         try await alice.createZone("trip")
         try await alice.save("trip", [Make.record("day1", ["title": .string("Lisbon")])])
-        try await alice.shareOK("trip", ["bob": .readOnly])
+        try await alice.shareAccepted("trip", ["bob": .readOnly], by: [bob])
         let position = try await alice.fetchChanges("trip").changeToken
         let bobTrip = bob.shared(owner: "alice")
         let attempts = [
@@ -80,7 +96,7 @@ struct ShareConformanceTests {
         let carol = try await server.user("carol", device: "carol-phone")
         try await alice.createZone("trip")
         try await alice.save("trip", [Make.record("day1", ["title": .string("Lisbon")], time: 1, device: "alice")])
-        try await alice.shareOK("trip", ["carol": .readWrite])
+        try await alice.shareAccepted("trip", ["carol": .readWrite], by: [carol])
         let carolTrip = carol.shared(owner: "alice")
         let usedBefore = try #require(try await server.storage.user(named: "alice")).usedBytes
 
@@ -130,8 +146,11 @@ struct ShareConformanceTests {
         for listener in [laptopPush, bobPush, carolPush, davePush] {
             #expect(await listener.next(within: .seconds(10))?.kind == .hello)
         }
-        // Being added to a share is a new zone in the participant's shared database.
-        try await alice.shareOK("trip", ["bob": .readOnly, "carol": .readWrite])
+        // Being invited is nothing yet; accepting is a new zone in the participant's shared database.
+        let share = try await alice.shareOK("trip", ["bob": .readOnly, "carol": .readWrite])
+        #expect(await bobPush.next(within: .milliseconds(300)) == nil)
+        try await bob.acceptOK(share.url)
+        try await carol.acceptOK(share.url)
         for listener in [bobPush, carolPush] {
             let added = try #require(await listener.next(within: .seconds(10)))
             #expect(added.kind == .zoneChanged && added.database == .shared && added.zoneID == Self.trip)
@@ -164,7 +183,7 @@ struct ShareConformanceTests {
         let carol = try await server.user("carol")
         try await alice.createZone("trip")
         try await alice.save("trip", [Make.record("day1", ["title": .string("Lisbon")])])
-        try await alice.shareOK("trip", ["bob": .readWrite, "carol": .readOnly])
+        try await alice.shareAccepted("trip", ["bob": .readWrite, "carol": .readOnly], by: [bob, carol])
         let bobToken = try await bob.shared().databaseChanges().changeToken
         let bobPush = PushListener.connect(url: Self.pushURL(server, database: "shared"), token: bob.token!)
         let carolPush = PushListener.connect(url: Self.pushURL(server, database: "shared"), token: carol.token!)
@@ -174,7 +193,10 @@ struct ShareConformanceTests {
 
         // Bob is left out of the new list.
         let kept = try await alice.shareOK("trip", ["carol": .readOnly])
-        #expect(kept.participants.map(\.userName) == ["carol"])
+        #expect(kept.participants == [
+            ShareParticipant(userName: "bob", permission: .readWrite, state: .removed, isPublic: false),
+            ShareParticipant(userName: "carol", permission: .readOnly, state: .accepted, isPublic: false),
+        ])
         let removed = try #require(await bobPush.next(within: .seconds(10)))
         #expect(removed.kind == .zoneDeleted && removed.zoneID == Self.trip && removed.database == .shared)
         let bobChanges = try await bob.shared().databaseChanges(since: bobToken)
@@ -206,8 +228,15 @@ struct ShareConformanceTests {
         #expect(try await alice.send(.DELETE, alice.zonePath("trip") + "/share").error?.code == .unknownItem)
         #expect(try await alice.lookup("trip", ["day1"]).results[0].record != nil)
 
-        // Shared again, then the owner deletes the zone.
-        try await alice.shareOK("trip", ["bob": .readOnly])
+        // Shared again (a new share: a new URL to accept), then the owner deletes the zone.
+        let first = try await alice.shareOK("trip", ["carol": .readOnly])
+        let second = try await alice.shareOK("trip", ["bob": .readOnly])
+        #expect(second.participants == [
+            ShareParticipant(userName: "bob", permission: .readOnly, state: .invited, isPublic: false),
+            ShareParticipant(userName: "carol", permission: .readOnly, state: .removed, isPublic: false),
+        ])
+        #expect(second.url == first.url && second.shareID == first.shareID)
+        try await bob.acceptOK(second.url)
         #expect(await bobPush.next(within: .seconds(10))?.kind == .zoneChanged)
         let beforeDelete = try await bob.shared().databaseChanges().changeToken
         #expect(try await alice.send(.DELETE, alice.zonePath("trip")).status == 200)
@@ -228,14 +257,17 @@ struct ShareConformanceTests {
         let bob = try await server.user("bob")
         let carol = try await server.user("carol")
         try await alice.createZone("trip")
-        try await alice.shareOK("trip", ["bob": .readOnly, "carol": .readWrite])
+        try await alice.shareAccepted("trip", ["bob": .readOnly, "carol": .readWrite], by: [bob, carol])
         let token = try await bob.shared().databaseChanges().changeToken
         let bobTrip = bob.shared(owner: "alice")
         #expect(try await bobTrip.send(.DELETE, bobTrip.zonePath("trip") + "/share").status == 204)
         #expect(try await bob.shared().databaseChanges(since: token).deletedZones == [Self.trip])
         #expect(try await bobTrip.send(.DELETE, bobTrip.zonePath("trip") + "/share").error?.code == .zoneNotFound)
         let share = try await alice.getShare("trip").decode(ZoneShare.self)
-        #expect(share.participants == [ShareParticipant(userName: "carol", permission: .readWrite)])
+        #expect(share.participants == [
+            ShareParticipant(userName: "bob", permission: .readOnly, state: .left, isPublic: false),
+            ShareParticipant(userName: "carol", permission: .readWrite, state: .accepted, isPublic: false),
+        ])
         #expect(try await carol.shared().zoneIDs() == [Self.trip])
     }
 
@@ -243,11 +275,11 @@ struct ShareConformanceTests {
     func thirdUserSeesNothing(_ backend: Backend) async throws {
         let server = try await TestServer.start(backend)
         let alice = try await server.user("alice")
-        _ = try await server.user("bob")
         let dave = try await server.user("dave")
         try await alice.createZone("trip")
         try await alice.save("trip", [Make.record("day1", ["title": .string("Lisbon")])])
-        try await alice.shareOK("trip", ["bob": .readWrite])
+        let bob = try await server.user("bob")
+        try await alice.shareAccepted("trip", ["bob": .readWrite], by: [bob])
         #expect(try await dave.shared().zoneIDs().isEmpty)
         let changes = try await dave.shared().databaseChanges()
         #expect(changes.changedZones.isEmpty && changes.deletedZones.isEmpty)

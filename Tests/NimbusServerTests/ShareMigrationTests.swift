@@ -23,7 +23,7 @@ struct ShareMigrationTests {
         let bob = try await server.user("bob")
         #expect(try await alice.zoneIDs() == [ZoneID(zoneName: "trip")])
         try await alice.save("trip", [Make.record("day1", ["title": .string("Lisbon")])])
-        try await alice.shareOK("trip", ["bob": .readOnly])
+        try await alice.shareAccepted("trip", ["bob": .readOnly], by: [bob])
         #expect(try await bob.shared().zoneIDs() == [ZoneID(zoneName: "trip", ownerName: "alice")])
         #expect(try await bob.shared(owner: "alice").lookup("trip", ["day1"]).results[0].record != nil)
     }

@@ -45,9 +45,6 @@ public struct CloudShare: Sendable, Hashable {
                          publicPermission: publicPermission)
     }
 
-    /// The secret of a share URL (its last path component).
-    static func secret(of url: URL) -> String? {
-        let last = url.lastPathComponent
-        return last.isEmpty || last == "/" ? nil : last
-    }
+    /// The secret of a share URL (`…/v1/shares/{secret}`).
+    static func secret(of url: URL) -> String? { HTTPTransport.shareSecret(in: url.absoluteString) }
 }

@@ -69,6 +69,9 @@ public struct NimbusServerApp: Sendable {
         let containers = router.group("\(NimbusWire.pathPrefix)/containers/:container").add(middleware: AuthMiddleware(authenticator: services.authenticator))
         AssetRoutes(services: services).register(on: containers)
         AccountRoutes(services: services).register(on: containers)
+        ShareInvitationRoutes(services: services).registerListing(on: containers)
+        ShareInvitationRoutes(services: services).registerURLs(
+            on: router.group("\(NimbusWire.pathPrefix)/shares").add(middleware: AuthMiddleware(authenticator: services.authenticator)))
         let database = containers.group("databases/:database")
         ZoneRoutes(services: services).register(on: database)
         RecordRoutes(services: services).register(on: database)

@@ -13,7 +13,8 @@ extension ServerServices {
     ///
     /// In the private and public databases that is ``zone(container:scope:owner:zoneName:principal:)``.
     /// In the shared database the zone is named by `?owner=` and its name, and resolves to the
-    /// owner's private zone once the caller is a participant whose permission allows `intent`;
+    /// owner's private zone once the caller is a participant who accepted the share
+    /// (server-0025: an invited, removed or departed one gets `zoneNotFound`) and whose permission allows `intent`;
     /// every rule of the owner's zone (limits, save policies, quota) then applies unchanged.
     ///
     /// For example:

@@ -2,17 +2,18 @@ import NimbusWire
 
 /// Checks a ``SaveShareRequest`` and resolves its participants' user names. Every failing
 /// participant is listed in one error, and nothing is stored until all are valid.
+///
+/// A name no user has is not an error (server-0025): it becomes a pending invitation by
+/// name, so the answer is the same whether the name exists or not and saving a share cannot
+/// tell which user names this server has.
 struct ShareRequestValidator {
     let storage: any SyncStorage
 
     /// The participants as stored members.
-    /// - Throws: `invalidArguments` for a public permission other than `none`, bad or duplicate
-    ///   names, the owner among the participants, or a participant permission of `none`;
-    ///   `limitExceeded` for too many participants; `unknownItem` for users this server lacks.
+    /// - Throws: `invalidArguments` for bad or duplicate names, the owner among the
+    ///   participants, or a participant permission of `none`; `limitExceeded` for too many
+    ///   participants.
     func members(of request: SaveShareRequest, owner: Principal) async throws -> [ShareMember] {
-        if request.publicPermission != SharePermission.none {
-            throw WireError(.invalidArguments, "publicPermission must be none: this server shares zones only with named participants.")
-        }
         if request.participants.count > SaveShareRequest.maximumParticipants {
             throw WireError(
                 .limitExceeded,
@@ -36,17 +37,9 @@ struct ShareRequestValidator {
             throw WireError(.invalidArguments, Self.summary(problems), itemErrors: problems)
         }
         var members: [ShareMember] = []
-        var unknown: [ItemError] = []
         for participant in request.participants {
-            if let user = try await storage.user(named: participant.userName) {
-                members.append(ShareMember(userID: user.id, userName: user.name, permission: participant.permission))
-            } else {
-                unknown.append(ItemError(
-                    name: participant.userName, code: .unknownItem, message: "No user named '\(participant.userName)' on this server."))
-            }
-        }
-        if !unknown.isEmpty {
-            throw WireError(.unknownItem, Self.summary(unknown), itemErrors: unknown)
+            let user = try await storage.user(named: participant.userName)
+            members.append(ShareMember(userID: user?.id, userName: participant.userName, permission: participant.permission))
         }
         return members
     }

@@ -4,16 +4,19 @@ import NimbusWire
 /// `GET`, `PUT` and `DELETE …/zones/{zone}/share`: the share of a zone.
 ///
 /// In the private database the owner reads, saves (creates or replaces) and deletes the
-/// share of one of their zones. In the shared database a participant reads the share
-/// (`?owner=` names the owner) and leaves it with `DELETE`; saving is the owner's alone.
+/// share of one of their zones; their answers carry the share's URL. In the shared database a
+/// participant who accepted reads the share (`?owner=` names the owner; no URL) and leaves it
+/// with `DELETE`; saving is the owner's alone.
 struct ShareRoutes {
     let services: ServerServices
 
     func register(on group: RouterGroup<NimbusRequestContext>) {
         group.get("zones/:zone/share") { request, context in
+            let principal = try context.requirePrincipal()
             let key = try await shareZone(request: request, context: context, participantsMay: true)
             guard let share = try await services.storage.share(of: key) else { throw StorageErrors.notShared(key) }
-            return try JSONResponse.make(share.wire)
+            let owner = key.database.ownerID == principal.userID
+            return try JSONResponse.make(owner ? share.ownerWire : share.participantWire(viewer: principal.userID))
         }
         group.put("zones/:zone/share") { request, context in
             let principal = try context.requirePrincipal()
@@ -23,7 +26,7 @@ struct ShareRoutes {
             let members = try await ShareRequestValidator(storage: services.storage).members(of: body, owner: principal)
             let outcome = try await services.storage.saveShare(
                 key, participants: members, publicPermission: body.publicPermission, now: services.clock.now())
-            return try JSONResponse.make(outcome.share.wire, status: outcome.created ? .created : .ok)
+            return try JSONResponse.make(outcome.share.ownerWire, status: outcome.created ? .created : .ok)
         }
         group.delete("zones/:zone/share") { request, context in
             let principal = try context.requirePrincipal()

@@ -16,11 +16,15 @@ package protocol ShareStorage: Sendable {
     /// - Throws: `zoneNotFound`.
     func share(of zone: ZoneKey) async throws -> StoredShare?
 
-    /// Creates the share of a private zone, or replaces its participants. Participants left
-    /// out lose access; new ones gain it; each hears about it on their shared database.
+    /// Creates the share of a private zone (with a new share id and secret), or replaces its
+    /// named participants. New ones are invited (no access until they accept); accepted ones
+    /// keep access with their new permission; named users left out are removed and hear
+    /// about it on their shared database; public participants follow `publicPermission`
+    /// (removed when it becomes `none`).
     /// - Parameters:
     ///   - zone: The owner's private zone.
-    ///   - participants: Every participant, validated by the caller (existing users, not the owner, no duplicates).
+    ///   - participants: Every named participant, validated by the caller (not the owner, no
+    ///     duplicates); `userID` is `nil` for names with no user (pending invitations).
     ///   - publicPermission: The permission of everyone else.
     ///   - now: The time, ms since 1970.
     /// - Throws: `zoneNotFound`.
@@ -30,12 +34,24 @@ package protocol ShareStorage: Sendable {
     /// - Throws: `zoneNotFound`; `unknownItem` when the zone is not shared.
     func deleteShare(_ zone: ZoneKey, now: Int64) async throws
 
-    /// Removes one participant (a participant leaving a share).
-    /// - Throws: `zoneNotFound` when the zone or the membership does not exist.
+    /// A participant leaving a share: their accepted membership becomes `left`.
+    /// - Throws: `zoneNotFound` when the zone or the accepted membership does not exist.
     func leaveShare(_ zone: ZoneKey, userID: Int64, now: Int64) async throws
 
-    /// What `userID` may do in `ownerName`'s zone, or `nil` when it is not shared with them.
+    /// What `userID` may do in `ownerName`'s zone, or `nil` when they have not accepted a share of it.
     func sharedZoneGrant(container: String, ownerName: String, zoneName: String, userID: Int64) async throws -> SharedZoneGrant?
+
+    /// What the share with this URL secret offers the user, or `nil` when it offers nothing
+    /// (unknown secret, or ``ShareAdmission/decide(isOwner:membership:invitation:publicPermission:)`` refuses).
+    func shareMetadata(secret: String, userID: Int64, userName: String) async throws -> ShareMetadata?
+
+    /// Accepts the share with this URL secret: the zone enters the user's shared database
+    /// (their devices hear a `zoneChanged`). Accepting again changes nothing. `nil` as for
+    /// ``shareMetadata(secret:userID:userName:)``.
+    func acceptShare(secret: String, userID: Int64, userName: String, now: Int64) async throws -> ShareMetadata?
+
+    /// The shares of `container` the user owns, and those naming them (invited or accepted).
+    func shares(container: String, userID: Int64, userName: String) async throws -> ShareListing
 
     /// Removes membership tombstones (participants who lost access) older than `cutoff`
     /// (ms since 1970), advancing each affected shared database's horizon so that its older

@@ -48,6 +48,13 @@ final class InProcessServer: Sendable {
         return InProcessServer(url: URL(string: "http://127.0.0.1:\(port)")!, tokens: tokens, app: app, task: task, folder: folder)
     }
 
+    /// Adds a user and returns a token for one device of theirs.
+    func addUser(_ name: String) async throws -> String {
+        let admin = AccountAdmin(storage: app.services.storage)
+        _ = try await admin.addUser(name: name)
+        return try await admin.createToken(userName: name, device: "\(name)-device")
+    }
+
     /// Purges every tombstone now (as if the horizon had passed): tokens from before get
     /// `changeTokenExpired`. Returns how many went.
     @discardableResult

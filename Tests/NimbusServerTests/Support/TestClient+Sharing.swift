@@ -37,3 +37,53 @@ extension TestClient {
         return try reply.decode(ListZonesResponse.self).zones.map(\.zoneID)
     }
 }
+
+extension TestClient {
+    /// The same user outside any database (no `?owner=`), for the share URL routes.
+    var plain: TestClient {
+        var client = self
+        client.database = "private"
+        client.owner = nil
+        return client
+    }
+
+    /// `PUT …/zones/{zone}/share` with a public permission.
+    func share(_ zone: String, _ participants: [String: SharePermission], public permission: SharePermission) async throws -> Reply {
+        let list = participants.sorted { $0.key < $1.key }.map { ShareParticipant(userName: $0.key, permission: $0.value) }
+        return try await send(.PUT, zonePath(zone) + "/share", json: SaveShareRequest(participants: list, publicPermission: permission))
+    }
+
+    /// `GET {url}`: what a share URL offers this user.
+    func shareMetadata(_ url: String) async throws -> Reply {
+        try await plain.send(.GET, url)
+    }
+
+    /// `POST {url}/accept`.
+    func accept(_ url: String) async throws -> Reply {
+        try await plain.send(.POST, url + "/accept")
+    }
+
+    /// Accepts and expects success.
+    @discardableResult
+    func acceptOK(_ url: String?) async throws -> ShareMetadata {
+        guard let url else { throw HarnessError("accept: the share has no URL") }
+        let reply = try await accept(url)
+        guard reply.status == 200 else { throw HarnessError("accept: \(reply.status) \(reply.text)") }
+        return try reply.decode(ShareMetadata.self)
+    }
+
+    /// `GET /v1/containers/{container}/shares`, expecting success.
+    func shareList() async throws -> ShareListResponse {
+        let reply = try await plain.send(.GET, "/v1/containers/\(container)/shares")
+        guard reply.status == 200 else { throw HarnessError("shares: \(reply.status) \(reply.text)") }
+        return try reply.decode(ShareListResponse.self)
+    }
+
+    /// Shares and has each of `accepting` accept: access as server-0009 gave it at once.
+    @discardableResult
+    func shareAccepted(_ zone: String, _ participants: [String: SharePermission], by accepting: [TestClient]) async throws -> ZoneShare {
+        let share = try await shareOK(zone, participants)
+        for client in accepting { try await client.acceptOK(share.url) }
+        return share
+    }
+}

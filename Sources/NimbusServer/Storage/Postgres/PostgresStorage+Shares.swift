@@ -19,38 +19,63 @@ extension PostgresStorage {
             }
             let inserted = try await connection.run(
                 """
-                INSERT INTO shares(zone_id, public_permission, created_at, modified_at)
-                VALUES (\(state.rowID), \(publicPermission.rawValue), \(now), \(now))
+                INSERT INTO shares(zone_id, public_permission, created_at, modified_at, share_id, secret)
+                VALUES (\(state.rowID), \(publicPermission.rawValue), \(now), \(now), \(ShareSecrets.newShareID()), \(ShareSecrets.newSecret()))
                 ON CONFLICT (zone_id) DO UPDATE SET public_permission = EXCLUDED.public_permission, modified_at = EXCLUDED.modified_at
                 RETURNING (xmax = 0)
                 """, logger: logger)
             var created = false
             for try await value in inserted.decode(Bool.self) { created = value }
             try await connection.run("UPDATE zones SET shared = true WHERE id = \(state.rowID)", logger: logger)
-            var current: [Int64: String] = [:]
-            for try await (userID, permission) in try await connection.run(
-                "SELECT user_id, permission FROM share_participants WHERE zone_id = \(state.rowID) AND NOT removed", logger: logger
-            ).decode((Int64, String).self) {
-                current[userID] = permission
+            var current: [Int64: ShareAdmission.Membership] = [:]
+            for try await (userID, permission, stateText, isPublic) in try await connection.run(
+                "SELECT user_id, permission, state, is_public FROM share_participants WHERE zone_id = \(state.rowID) AND state <> 'ended'",
+                logger: logger
+            ).decode((Int64, String, String, Bool).self) {
+                current[userID] = ShareAdmission.Membership(
+                    state: try MembershipState.stored(stateText),
+                    permission: try SharePermission.stored(permission, in: "share_participants"), isPublic: isPublic)
             }
-            let wanted = Dictionary(participants.map { ($0.userID, $0) }, uniquingKeysWith: { _, last in last })
+            let wanted = Dictionary(participants.compactMap { member in member.userID.map { ($0, member) } }, uniquingKeysWith: { _, last in last })
             // Ascending user ids: every writer advances shared databases in the same order.
             for userID in Set(current.keys).union(wanted.keys).sorted() {
-                switch (current[userID], wanted[userID]) {
-                case (nil, let member?):
-                    try await Self.addParticipant(connection, zone: zone, state: state, member: member, now: now, logger: logger)
-                case (let old?, let member?) where old != member.permission.rawValue:
+                switch ShareSaveStep.plan(current: current[userID], named: wanted[userID]?.permission, publicPermission: publicPermission) {
+                case .none:
+                    break
+                case .invite(let permission):
+                    // A row of an ended share keeps its db_seq: its tombstone stays where it is.
                     try await connection.run(
                         """
-                        UPDATE share_participants SET permission = \(member.permission.rawValue)
+                        INSERT INTO share_participants(zone_id, user_id, container, permission, removed, state, is_public, db_seq, added_at)
+                        VALUES (\(state.rowID), \(userID), \(zone.database.container), \(permission.rawValue), true, 'invited', false, 0, \(now))
+                        ON CONFLICT (zone_id, user_id) DO UPDATE SET permission = EXCLUDED.permission, removed = true,
+                            state = 'invited', is_public = false, added_at = EXCLUDED.added_at
+                        """, logger: logger)
+                case .update(let permission, let newState, let isPublic):
+                    try await connection.run(
+                        """
+                        UPDATE share_participants SET permission = \(permission.rawValue), state = \(newState.rawValue), is_public = \(isPublic)
                         WHERE zone_id = \(state.rowID) AND user_id = \(userID)
                         """, logger: logger)
-                case (_?, nil):
+                case .revoke:
                     _ = try await Self.fanOutToParticipants(
-                        connection, zone: zone, state: state, only: [userID], removedAt: now, logger: logger)
-                default:
-                    break
+                        connection, zone: zone, state: state, only: [userID], removedAt: now, to: .removed, logger: logger)
+                case .markRemoved:
+                    try await connection.run(
+                        """
+                        UPDATE share_participants SET state = 'removed', removed = true, removed_at = COALESCE(removed_at, \(now))
+                        WHERE zone_id = \(state.rowID) AND user_id = \(userID)
+                        """, logger: logger)
                 }
+            }
+            try await connection.run("DELETE FROM share_invitations WHERE zone_id = \(state.rowID)", logger: logger)
+            let pending = participants.filter { $0.userID == nil }
+            if !pending.isEmpty {
+                try await connection.run(
+                    """
+                    INSERT INTO share_invitations(zone_id, user_name, permission, invited_at)
+                    SELECT \(state.rowID), name, permission, \(now) FROM UNNEST(\(pending.map(\.userName))::text[], \(pending.map(\.permission.rawValue))::text[]) AS t(name, permission)
+                    """, logger: logger)
             }
             guard let share = try await Self.loadShare(connection, zone: zone, state: state, logger: logger) else {
                 throw WireError(.internalError, "The saved share was not found.")
@@ -76,7 +101,7 @@ extension PostgresStorage {
                 throw StorageErrors.zoneNotFound(zone)
             }
             let removed = try await Self.fanOutToParticipants(
-                connection, zone: zone, state: state, only: [userID], removedAt: now, logger: logger)
+                connection, zone: zone, state: state, only: [userID], removedAt: now, to: .left, logger: logger)
             guard !removed.isEmpty else { throw StorageErrors.zoneNotFound(zone) }
         }
     }
@@ -92,20 +117,22 @@ extension PostgresStorage {
         for try await (ownerID, permission) in rows.decode((Int64, String).self) {
             return SharedZoneGrant(
                 zone: ZoneKey(database: DatabaseKey(container: container, scope: .private, ownerID: ownerID), zoneName: zoneName),
-                permission: SharePermission(rawValue: permission) ?? .readOnly)
+                permission: try SharePermission.stored(permission, in: "share_participants"))
         }
         return nil
     }
 
     // MARK: Helpers shared with modify and zone deletion
 
-    /// Advances the shared database of the zone's current participants (all, or `only` those
+    /// Advances the shared database of the zone's accepted participants (all, or `only` those
     /// listed) in one statement, and announces each change. With `removedAt` (ms since 1970)
-    /// the memberships become tombstones removed at that time.
+    /// the memberships become tombstones removed at that time, in state `to`.
     static func fanOutToParticipants(
-        _ connection: PostgresConnection, zone: ZoneKey, state: ZoneState, only: [Int64]? = nil, removedAt: Int64? = nil, logger: Logger
+        _ connection: PostgresConnection, zone: ZoneKey, state: ZoneState, only: [Int64]? = nil, removedAt: Int64? = nil,
+        to newState: MembershipState = .removed, logger: Logger
     ) async throws -> [ChangeEvent] {
         let removing = removedAt != nil
+        let stateText = removing ? newState.rawValue : MembershipState.accepted.rawValue
         let rows = try await connection.run(
             """
             WITH members AS (
@@ -116,7 +143,7 @@ extension PostgresStorage {
                 SELECT \(zone.database.container), 'shared', user_id, 1 FROM members ORDER BY user_id
                 ON CONFLICT (container, scope, owner_id) DO UPDATE SET seq = databases.seq + 1
                 RETURNING owner_id, seq)
-            UPDATE share_participants p SET db_seq = b.seq, removed = \(removing), removed_at = \(removedAt)
+            UPDATE share_participants p SET db_seq = b.seq, removed = \(removing), removed_at = \(removedAt), state = \(stateText)
             FROM bumped b WHERE p.zone_id = \(state.rowID) AND p.user_id = b.owner_id
             RETURNING p.user_id, p.db_seq, (SELECT name FROM users WHERE id = \(zone.database.ownerID))
             """, logger: logger)
@@ -132,30 +159,18 @@ extension PostgresStorage {
     static func endShare(
         _ connection: PostgresConnection, zone: ZoneKey, state: ZoneState, now: Int64, logger: Logger
     ) async throws -> [ChangeEvent] {
-        let events = try await fanOutToParticipants(connection, zone: zone, state: state, removedAt: now, logger: logger)
+        let events = try await fanOutToParticipants(connection, zone: zone, state: state, removedAt: now, to: .ended, logger: logger)
+        // The others were never or are no longer in a shared database: rows never in one go now.
+        try await connection.run("DELETE FROM share_participants WHERE zone_id = \(state.rowID) AND removed AND db_seq = 0", logger: logger)
+        try await connection.run(
+            """
+            UPDATE share_participants SET state = 'ended', removed_at = COALESCE(removed_at, \(now))
+            WHERE zone_id = \(state.rowID) AND state <> 'ended'
+            """, logger: logger)
+        try await connection.run("DELETE FROM share_invitations WHERE zone_id = \(state.rowID)", logger: logger)
         try await connection.run("DELETE FROM shares WHERE zone_id = \(state.rowID)", logger: logger)
         try await connection.run("UPDATE zones SET shared = false WHERE id = \(state.rowID)", logger: logger)
         return events
-    }
-
-    /// Adds (or re-adds) a participant at the next position of their shared database.
-    static func addParticipant(
-        _ connection: PostgresConnection, zone: ZoneKey, state: ZoneState, member: ShareMember, now: Int64, logger: Logger
-    ) async throws {
-        let seq = try await bumpDatabase(
-            connection, DatabaseKey(container: zone.database.container, scope: .shared, ownerID: member.userID), logger: logger)
-        try await connection.run(
-            """
-            INSERT INTO share_participants(zone_id, user_id, container, permission, removed, db_seq, added_at)
-            VALUES (\(state.rowID), \(member.userID), \(zone.database.container), \(member.permission.rawValue), false, \(seq), \(now))
-            ON CONFLICT (zone_id, user_id) DO UPDATE SET permission = EXCLUDED.permission, removed = false,
-                removed_at = NULL, db_seq = EXCLUDED.db_seq, added_at = EXCLUDED.added_at
-            """, logger: logger)
-        let ownerName = try await userName(connection, zone.database.ownerID, logger: logger)
-        try await notify(
-            connection,
-            [ChangeEvent(sharedZone: zone, ownerName: ownerName, state: state, participantID: member.userID, databaseSeq: seq, removed: false)],
-            logger: logger)
     }
 
     /// Announces several events with one statement.
@@ -167,25 +182,32 @@ extension PostgresStorage {
     }
 
     static func loadShare(_ connection: PostgresConnection, zone: ZoneKey, state: ZoneState, logger: Logger) async throws -> StoredShare? {
-        var publicPermission: SharePermission?
-        for try await text in try await connection.run(
-            "SELECT public_permission FROM shares WHERE zone_id = \(state.rowID)", logger: logger
-        ).decode(String.self) {
-            publicPermission = SharePermission(rawValue: text) ?? SharePermission.none
+        var header: (SharePermission, String, String)?
+        for try await (text, shareID, secret) in try await connection.run(
+            "SELECT public_permission, share_id, secret FROM shares WHERE zone_id = \(state.rowID)", logger: logger
+        ).decode((String, String, String).self) {
+            header = (try SharePermission.stored(text, in: "shares", column: "public_permission"), shareID, secret)
         }
-        guard let publicPermission else { return nil }
+        guard let (publicPermission, shareID, secret) = header else { return nil }
         var members: [ShareMember] = []
-        for try await (userID, name, permission) in try await connection.run(
+        for try await (userID, name, permission, stateText, isPublic) in try await connection.run(
             """
-            SELECT p.user_id, u.name, p.permission FROM share_participants p JOIN users u ON u.id = p.user_id
-            WHERE p.zone_id = \(state.rowID) AND NOT p.removed
+            SELECT p.user_id, u.name, p.permission, p.state, p.is_public FROM share_participants p JOIN users u ON u.id = p.user_id
+            WHERE p.zone_id = \(state.rowID) AND p.state <> 'ended'
             """, logger: logger
-        ).decode((Int64, String, String).self) {
-            members.append(ShareMember(userID: userID, userName: name, permission: SharePermission(rawValue: permission) ?? .readOnly))
+        ).decode((Int64, String, String, String, Bool).self) {
+            members.append(ShareMember(
+                userID: userID, userName: name, permission: try SharePermission.stored(permission, in: "share_participants"),
+                state: try MembershipState.stored(stateText), isPublic: isPublic))
+        }
+        for try await (name, permission) in try await connection.run(
+            "SELECT user_name, permission FROM share_invitations WHERE zone_id = \(state.rowID)", logger: logger
+        ).decode((String, String).self) {
+            members.append(ShareMember(userID: nil, userName: name, permission: try SharePermission.stored(permission, in: "share_invitations")))
         }
         return StoredShare(
             zone: zone, ownerName: try await userName(connection, zone.database.ownerID, logger: logger),
-            publicPermission: publicPermission, participants: members)
+            shareID: shareID, secret: secret, publicPermission: publicPermission, participants: members)
     }
 
     static func userName(_ connection: PostgresConnection, _ userID: Int64, logger: Logger) async throws -> String {

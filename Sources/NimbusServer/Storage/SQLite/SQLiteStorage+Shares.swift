@@ -14,46 +14,69 @@ extension SQLiteStorage {
         let (outcome, events) = try await pool.write { db -> (ShareSaveOutcome, [ChangeEvent]) in
             guard let state = try Self.liveZone(db, zone) else { throw StorageErrors.zoneNotFound(zone) }
             let created = try Row.fetchOne(db, sql: "SELECT 1 FROM shares WHERE zone_id = ?", arguments: [state.rowID]) == nil
-            try db.execute(
-                sql: """
-                    INSERT INTO shares(zone_id, public_permission, created_at, modified_at) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(zone_id) DO UPDATE SET public_permission = excluded.public_permission, modified_at = excluded.modified_at
-                    """,
-                arguments: [state.rowID, publicPermission.rawValue, now, now])
+            if created {
+                try db.execute(
+                    sql: """
+                        INSERT INTO shares(zone_id, public_permission, created_at, modified_at, share_id, secret)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [state.rowID, publicPermission.rawValue, now, now, ShareSecrets.newShareID(), ShareSecrets.newSecret()])
+            } else {
+                try db.execute(
+                    sql: "UPDATE shares SET public_permission = ?, modified_at = ? WHERE zone_id = ?",
+                    arguments: [publicPermission.rawValue, now, state.rowID])
+            }
             try db.execute(sql: "UPDATE zones SET shared = 1 WHERE id = ?", arguments: [state.rowID])
             let ownerName = try Self.userName(db, zone.database.ownerID)
-            var current: [Int64: String] = [:]
+            var current: [Int64: ShareAdmission.Membership] = [:]
             for row in try Row.fetchAll(
-                db, sql: "SELECT user_id, permission FROM share_participants WHERE zone_id = ? AND removed = 0", arguments: [state.rowID]) {
-                current[try row.stored("user_id", in: "share_participants")] = try row.stored("permission", in: "share_participants")
+                db, sql: "SELECT user_id, permission, state, is_public FROM share_participants WHERE zone_id = ? AND state <> 'ended'",
+                arguments: [state.rowID]) {
+                current[try row.stored("user_id", in: "share_participants")] = try Self.membership(row)
             }
-            let wanted = Dictionary(participants.map { ($0.userID, $0) }, uniquingKeysWith: { _, last in last })
+            let wanted = Dictionary(participants.compactMap { member in member.userID.map { ($0, member) } }, uniquingKeysWith: { _, last in last })
             var events: [ChangeEvent] = []
             // Ascending user ids: every writer advances shared databases in the same order.
             for userID in Set(current.keys).union(wanted.keys).sorted() {
-                switch (current[userID], wanted[userID]) {
-                case (nil, let member?):
-                    let seq = try Self.bumpDatabase(db, DatabaseKey(container: zone.database.container, scope: .shared, ownerID: userID))
+                let step = ShareSaveStep.plan(current: current[userID], named: wanted[userID]?.permission, publicPermission: publicPermission)
+                switch step {
+                case .none:
+                    break
+                case .invite(let permission):
+                    // A row of an ended share keeps its db_seq: its tombstone stays where it is.
                     try db.execute(
                         sql: """
-                            INSERT INTO share_participants(zone_id, user_id, container, permission, removed, db_seq, added_at)
-                            VALUES (?, ?, ?, ?, 0, ?, ?)
-                            ON CONFLICT(zone_id, user_id) DO UPDATE SET permission = excluded.permission, removed = 0,
-                                removed_at = NULL, db_seq = excluded.db_seq, added_at = excluded.added_at
+                            INSERT INTO share_participants(zone_id, user_id, container, permission, removed, state, is_public, db_seq, added_at)
+                            VALUES (?, ?, ?, ?, 1, 'invited', 0, 0, ?)
+                            ON CONFLICT(zone_id, user_id) DO UPDATE SET permission = excluded.permission, removed = 1,
+                                state = 'invited', is_public = 0, added_at = excluded.added_at
                             """,
-                        arguments: [state.rowID, userID, zone.database.container, member.permission.rawValue, seq, now])
-                    events.append(ChangeEvent(sharedZone: zone, ownerName: ownerName, state: state, participantID: userID, databaseSeq: seq, removed: false))
-                case (let old?, let member?) where old != member.permission.rawValue:
+                        arguments: [state.rowID, userID, zone.database.container, permission.rawValue, now])
+                case .update(let permission, let newState, let isPublic):
                     try db.execute(
-                        sql: "UPDATE share_participants SET permission = ? WHERE zone_id = ? AND user_id = ?",
-                        arguments: [member.permission.rawValue, state.rowID, userID])
-                case (_?, nil):
-                    events.append(try Self.removeParticipant(db, zone: zone, ownerName: ownerName, state: state, userID: userID, now: now))
-                default:
-                    break
+                        sql: "UPDATE share_participants SET permission = ?, state = ?, is_public = ? WHERE zone_id = ? AND user_id = ?",
+                        arguments: [permission.rawValue, newState.rawValue, isPublic, state.rowID, userID])
+                case .revoke:
+                    events.append(try Self.removeParticipant(
+                        db, zone: zone, ownerName: ownerName, state: state, userID: userID, now: now, to: .removed))
+                case .markRemoved:
+                    try db.execute(
+                        sql: """
+                            UPDATE share_participants SET state = 'removed', removed = 1, removed_at = COALESCE(removed_at, ?)
+                            WHERE zone_id = ? AND user_id = ?
+                            """,
+                        arguments: [now, state.rowID, userID])
                 }
             }
-            let share = try Self.loadShare(db, zone: zone, state: state)!
+            try db.execute(sql: "DELETE FROM share_invitations WHERE zone_id = ?", arguments: [state.rowID])
+            for member in participants where member.userID == nil {
+                try db.execute(
+                    sql: "INSERT INTO share_invitations(zone_id, user_name, permission, invited_at) VALUES (?, ?, ?, ?)",
+                    arguments: [state.rowID, member.userName, member.permission.rawValue, now])
+            }
+            guard let share = try Self.loadShare(db, zone: zone, state: state) else {
+                throw WireError(.internalError, "The saved share was not found.")
+            }
             return (ShareSaveOutcome(share: share, created: created), events)
         }
         for event in events { changeFeed.deliver(event) }
@@ -79,7 +102,7 @@ extension SQLiteStorage {
                     arguments: [state.rowID, userID]) != nil
             else { throw StorageErrors.zoneNotFound(zone) }
             return try Self.removeParticipant(
-                db, zone: zone, ownerName: try Self.userName(db, zone.database.ownerID), state: state, userID: userID, now: now)
+                db, zone: zone, ownerName: try Self.userName(db, zone.database.ownerID), state: state, userID: userID, now: now, to: .left)
         }
         changeFeed.deliver(event)
     }
@@ -100,7 +123,7 @@ extension SQLiteStorage {
                     zone: ZoneKey(
                         database: DatabaseKey(container: container, scope: .private, ownerID: try row.stored("owner_id", in: "zones")),
                         zoneName: zoneName),
-                    permission: SharePermission(rawValue: try row.stored("permission", in: "share_participants")) ?? .readOnly)
+                    permission: try SharePermission.stored(try row.stored("permission", in: "share_participants"), in: "share_participants"))
             }
         }
     }
@@ -127,44 +150,68 @@ extension SQLiteStorage {
         let ownerName = try userName(db, zone.database.ownerID)
         let members = try Int64.fetchAll(
             db, sql: "SELECT user_id FROM share_participants WHERE zone_id = ? AND removed = 0 ORDER BY user_id", arguments: [state.rowID])
-        let events = try members.map { try removeParticipant(db, zone: zone, ownerName: ownerName, state: state, userID: $0, now: now) }
+        let events = try members.map { try removeParticipant(db, zone: zone, ownerName: ownerName, state: state, userID: $0, now: now, to: .ended) }
+        // The others were never or are no longer in a shared database: rows never in one go now.
+        try db.execute(sql: "DELETE FROM share_participants WHERE zone_id = ? AND removed = 1 AND db_seq = 0", arguments: [state.rowID])
+        try db.execute(
+            sql: "UPDATE share_participants SET state = 'ended', removed_at = COALESCE(removed_at, ?) WHERE zone_id = ? AND state <> 'ended'",
+            arguments: [now, state.rowID])
+        try db.execute(sql: "DELETE FROM share_invitations WHERE zone_id = ?", arguments: [state.rowID])
         try db.execute(sql: "DELETE FROM shares WHERE zone_id = ?", arguments: [state.rowID])
         try db.execute(sql: "UPDATE zones SET shared = 0 WHERE id = ?", arguments: [state.rowID])
         return events
     }
 
-    /// Marks one membership removed at the next position of the participant's shared
-    /// database; the tombstone is purged once older than the tombstone horizon.
+    /// Takes an accepted membership out of the participant's shared database at its next
+    /// position, in state `to` (removed, left or ended); the tombstone is purged once older
+    /// than the tombstone horizon.
     static func removeParticipant(
-        _ db: Database, zone: ZoneKey, ownerName: String, state: ZoneState, userID: Int64, now: Int64
+        _ db: Database, zone: ZoneKey, ownerName: String, state: ZoneState, userID: Int64, now: Int64, to newState: MembershipState
     ) throws -> ChangeEvent {
         let seq = try bumpDatabase(db, DatabaseKey(container: zone.database.container, scope: .shared, ownerID: userID))
         try db.execute(
-            sql: "UPDATE share_participants SET removed = 1, removed_at = ?, db_seq = ? WHERE zone_id = ? AND user_id = ?",
-            arguments: [now, seq, state.rowID, userID])
+            sql: "UPDATE share_participants SET removed = 1, state = ?, removed_at = ?, db_seq = ? WHERE zone_id = ? AND user_id = ?",
+            arguments: [newState.rawValue, now, seq, state.rowID, userID])
         return ChangeEvent(sharedZone: zone, ownerName: ownerName, state: state, participantID: userID, databaseSeq: seq, removed: true)
     }
 
     static func loadShare(_ db: Database, zone: ZoneKey, state: ZoneState) throws -> StoredShare? {
-        guard let share = try Row.fetchOne(db, sql: "SELECT public_permission FROM shares WHERE zone_id = ?", arguments: [state.rowID]) else {
-            return nil
-        }
-        let members = try Row.fetchAll(
+        guard let share = try Row.fetchOne(
+            db, sql: "SELECT public_permission, share_id, secret FROM shares WHERE zone_id = ?", arguments: [state.rowID])
+        else { return nil }
+        var members = try Row.fetchAll(
             db,
             sql: """
-                SELECT p.user_id, u.name, p.permission FROM share_participants p JOIN users u ON u.id = p.user_id
-                WHERE p.zone_id = ? AND p.removed = 0
+                SELECT p.user_id, u.name, p.permission, p.state, p.is_public FROM share_participants p JOIN users u ON u.id = p.user_id
+                WHERE p.zone_id = ? AND p.state <> 'ended'
                 """,
             arguments: [state.rowID]
         ).map { row in
-            ShareMember(
+            let membership = try membership(row)
+            return ShareMember(
                 userID: try row.stored("user_id", in: "share_participants"), userName: try row.stored("name", in: "users"),
-                permission: SharePermission(rawValue: try row.stored("permission", in: "share_participants")) ?? .readOnly)
+                permission: membership.permission, state: membership.state, isPublic: membership.isPublic)
+        }
+        members += try Row.fetchAll(
+            db, sql: "SELECT user_name, permission FROM share_invitations WHERE zone_id = ?", arguments: [state.rowID]
+        ).map { row in
+            ShareMember(
+                userID: nil, userName: try row.stored("user_name", in: "share_invitations"),
+                permission: try SharePermission.stored(try row.stored("permission", in: "share_invitations"), in: "share_invitations"))
         }
         return StoredShare(
             zone: zone, ownerName: try userName(db, zone.database.ownerID),
-            publicPermission: SharePermission(rawValue: try share.stored("public_permission", in: "shares")) ?? SharePermission.none,
+            shareID: try share.stored("share_id", in: "shares"), secret: try share.stored("secret", in: "shares"),
+            publicPermission: try SharePermission.stored(try share.stored("public_permission", in: "shares"), in: "shares", column: "public_permission"),
             participants: members)
+    }
+
+    /// A membership row's state, permission and public mark.
+    static func membership(_ row: Row) throws -> ShareAdmission.Membership {
+        ShareAdmission.Membership(
+            state: try MembershipState.stored(try row.stored("state", in: "share_participants")),
+            permission: try SharePermission.stored(try row.stored("permission", in: "share_participants"), in: "share_participants"),
+            isPublic: try row.stored("is_public", in: "share_participants"))
     }
 
     static func userName(_ db: Database, _ userID: Int64) throws -> String {
