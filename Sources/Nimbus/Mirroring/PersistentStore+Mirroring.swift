@@ -79,6 +79,11 @@ extension ManagedObjectContext {
             try work(db, ids)
         })
         defer { pendingTransactionWork = nil }
+        // New objects go to `store` (another store of the coordinator may hold the same
+        // entities: a private and a shared store).
+        for object in insertedObjects where object.objectID.isTemporaryID && assignedStores[object.objectID] == nil && store.holds(object.entity) {
+            assign(object, to: store)
+        }
         try save()
         if !ran.value {
             try store.writeTransaction { db in try work(db, [:]) }

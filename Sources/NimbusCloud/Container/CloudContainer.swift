@@ -236,6 +236,9 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
     public func syncNow() async throws -> SyncSummary {
         var total = SyncSummary()
         for engine in engines {
+            // An explicit sync also looks for zones made or removed elsewhere (automatic
+            // passes learn of them by push).
+            await engine.requestDiscovery()
             let summary = try await engine.sync()
             total.exported += summary.exported
             total.imported += summary.imported

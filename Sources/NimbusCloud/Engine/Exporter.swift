@@ -166,6 +166,7 @@ struct Exporter: Sendable {
         for (_, items) in Dictionary(grouping: work.objects, by: { $0.id.entity.rootEntityNumber }) {
             var request = FetchRequest<ManagedObject>(entityName: items[0].id.entity.rootEntity.name)
             request.predicate = try QueryPredicate(format: "SELF IN %@", argumentArray: [items.map(\.id)])
+            request.affectedStores = [mirror.store]
             for object in try context.fetch(request) { fetched[object.objectID] = object }
         }
         for pending in work.objects {

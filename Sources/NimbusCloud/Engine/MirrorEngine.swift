@@ -188,6 +188,7 @@ actor MirrorEngine {
         var summary = Summary()
         var failure: (any Error)?
         for lane in try directory.lanes() {
+            mirror.log.debug("syncing zone \(lane?.description ?? "(default)")")
             do {
                 try await syncZone(lane, into: &summary)
             } catch let error as CloudError where lane?.key != nil && error.code == .zoneNotFound {

@@ -67,6 +67,7 @@ extension PageApplier {
         var request = FetchRequest<ManagedObject>(entityName: entity.name)
         request.predicate = try QueryPredicate(format: format.joined(separator: " AND "), argumentArray: arguments)
         request.fetchLimit = 1
+        request.affectedStores = [mirror.store]   // (a shared store holds the same entities)
         return try context.fetch(request).first
     }
 

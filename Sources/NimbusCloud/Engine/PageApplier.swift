@@ -117,6 +117,7 @@ struct PageApplier {
         for (_, group) in Dictionary(grouping: ids, by: { $0.entity.rootEntityNumber }) {
             var request = FetchRequest<ManagedObject>(entityName: group[0].entity.rootEntity.name)
             request.predicate = try QueryPredicate(format: "SELF IN %@", argumentArray: [group])
+            request.affectedStores = [mirror.store]
             for object in try context.fetch(request) { loaded[object.objectID] = object }
         }
         // Objects not loaded above (their records were skipped as already held) are read
@@ -527,6 +528,7 @@ struct PageApplier {
         }
         request.predicate = try QueryPredicate(format: format.joined(separator: " AND "), argumentArray: arguments)
         request.fetchLimit = 1
+        request.affectedStores = [mirror.store]   // (a shared store holds the same entities)
         return try context.fetch(request).first
     }
 

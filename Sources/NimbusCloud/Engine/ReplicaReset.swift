@@ -19,7 +19,9 @@ struct ReplicaReset {
             defer { context.reset() }
             var count = 0
             for entity in mirror.mirrored.entities where entity.superentity == nil {
-                let objects = try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name))
+                var request = FetchRequest<ManagedObject>(entityName: entity.name)
+                request.affectedStores = [mirror.store]   // (only this store's replica: a shared store holds the same entities)
+                let objects = try context.fetch(request)
                 for object in objects { context.delete(object) }
                 count += objects.count
             }

@@ -98,8 +98,11 @@ struct ZoneDirectory {
     /// unsent (they have no zone to go to).
     func placeNewObjects() async throws {
         let mirror = self.mirror
-        let candidates = try mirror.store.readTransaction { db -> [ObjectKey] in
+        let isSharedStore = self.isSharedStore
+        let candidates = try mirror.store.writeTransaction { db -> [ObjectKey] in
             guard try !Placement.isEmpty(db) || isSharedStore else { return [] }
+            // Saves not captured yet are what is new.
+            try mirror.capture.capture(db)
             return try Row.fetchAll(db, sql: """
                 SELECT p.ZENTITY, p.ZPK FROM ANIMBUSCLOUDPENDING p
                 WHERE NOT EXISTS (SELECT 1 FROM ANIMBUSCLOUDRECORD r WHERE r.ZENTITY = p.ZENTITY AND r.ZPK = p.ZPK)
@@ -144,6 +147,7 @@ struct ZoneDirectory {
             }
             return zones.map { ($0.key, $0.value) }
         }
+        mirror.log.debug("\(candidates.count) new object(s) without a zone; \(placements.count) placed by their relations")
         guard !placements.isEmpty else { return }
         try mirror.store.writeTransaction { db in
             for (key, zone) in placements { try Placement.place(entity: key.entity, primaryKey: key.primaryKey, in: zone, db) }
