@@ -74,6 +74,7 @@ enum SQLiteSchema {
         }
         registerSharing(in: &migrator)
         registerShareHorizon(in: &migrator)
+        registerConsole(in: &migrator)
         return migrator
     }
 }
