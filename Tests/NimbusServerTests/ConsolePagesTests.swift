@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOCore
 @testable import NimbusServer
 import NimbusWire
 import Testing
@@ -7,6 +8,8 @@ import Testing
 @Suite("Console: pages, escaping and the record browser", .stopsServers)
 struct ConsolePagesTests {
     static let hostile = #"<script>alert("x")</script> & 'quoted' "double""#
+    /// Names cannot hold `/`: a key and a record name that are hostile all the same.
+    static let hostileName = #"<img src=x onerror="alert('k')">"#
 
     @Test("hostile record contents are shown escaped on every page that shows them")
     func escaping() async throws {
@@ -15,7 +18,8 @@ struct ConsolePagesTests {
         let alice = try await server.user("alice")
         try await alice.createZone("notes")
         try await alice.save("notes", [
-            Make.record("evil", type: "Post", ["title": .string(Self.hostile), Self.hostile: .int64(1), "link": .reference(RecordReference(recordName: "<b>x</b>"))]),
+            Make.record("evil", type: "Post", ["title": .string(Self.hostile), Self.hostileName: .int64(1), "link": .reference(RecordReference(recordName: Self.hostileName))]),
+            Make.record(Self.hostileName, type: Self.hostileName, ["title": .string("named badly")]),
         ])
         let zone = try #require(try await (server.storage as! any ConsoleStorage).consoleZones(ownerID: 2).first)
         let pages = [
@@ -28,10 +32,15 @@ struct ConsolePagesTests {
             let reply = try await admin.get(path)
             #expect(reply.status == 200, "\(path): \(reply.text)")
             #expect(!reply.text.contains("<script>alert"), "\(path)")
-            #expect(!reply.text.contains("<b>x</b>"), "\(path)")
+            #expect(!reply.text.contains("<img src=x"), "\(path)")
             #expect(!reply.text.contains(#"'quoted'"#), "\(path)")
-            #expect(reply.text.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"), "\(path)")
+            let escaped = path.hasSuffix("/schema") ? "&lt;img src=x onerror=&quot;alert(&#39;k&#39;)&quot;&gt;" : "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
+            #expect(reply.text.contains(escaped), "\(path)")
         }
+        // A record whose name and type are hostile opens through its escaped link.
+        let named = try await admin.get("/console/zones/\(zone.rowID)/record?name=\(ConsoleBrowser.encode(Self.hostileName))")
+        #expect(named.status == 200)
+        #expect(!named.text.contains("<img src=x"))
         // The filter found the record by its hostile value, and echoes the value escaped in the form.
         let filtered = try await admin.get(pages[3])
         #expect(filtered.text.contains(">evil</a>"))

@@ -8,9 +8,10 @@ import NimbusWire
 extension ConsoleRoutes {
     /// `POST /console/tokens/{id}/revoke`.
     func revokeToken(_ visit: Visit) async throws -> Response {
-        guard let id = visit.context.parameters.get("token", as: Int64.self), let (token, userID) = try await visit.storage.consoleToken(id: id),
-            let owner = try await visit.storage.consoleUser(id: userID)
+        guard let id = visit.context.parameters.get("token", as: Int64.self), let found = try await visit.storage.consoleToken(id: id),
+            let owner = try await visit.storage.consoleUser(id: found.userID)
         else { throw WireError(.unknownItem, "No such token.") }
+        let token = found.token
         let back = "/console/users/\(owner.id)"
         guard visit.form["confirm"] == "yes" else {
             return confirmation(

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import NimbusWire
 
 extension ConsoleRoutes {

@@ -195,7 +195,7 @@ extension SQLiteStorage: ConsoleStorage {
                     arguments: [zone.rowID]
                 ).map { row in
                     (name: try row.stored("name", in: "users") as String, permission: try row.stored("permission", in: "share_participants") as String,
-                     state: try row.stored("removed", in: "share_participants") as Bool ? "removed" : "active")
+                     state: (try row.stored("removed", in: "share_participants") as Bool) ? "removed" : "active")
                 }
                 return ConsoleShare(
                     zone: zone, ownerName: try row.stored("owner_name", in: "users"),

@@ -106,7 +106,7 @@ package struct ConsoleRoutes: Sendable {
             case .permissionFailure: .forbidden
             default: .badRequest
             }
-            return html(message(error.message, kind: "error", back: request.headers[.referer]), title: "Could not do that", status: status, session: session)
+            return html(message(error.message, kind: "error", back: request.headers[HTTPField.Name("Referer")!]), title: "Could not do that", status: status, session: session)
         } catch {
             context.logger.error("console page failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return html(message("Something went wrong; the server's log has the details.", kind: "error"), title: "Error", status: .internalServerError, session: session)
