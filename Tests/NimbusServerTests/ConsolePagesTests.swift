@@ -93,7 +93,10 @@ struct ConsolePagesTests {
         let tags = try await walk(base + "?type=Tag")
         #expect(tags == records.filter { $0.recordType == "Tag" }.map(\.recordName))
         let field = try await walk(base + "?type=Post&field=n&value=3")
-        #expect(field == records.filter { $0.recordType == "Post" && $0.fields["n"]?.value == .int64(3) }.map(\.recordName))
+        let threes: [String] = records.filter { (record: Record) -> Bool in
+            record.recordType == "Post" && record.fields["n"]?.value == FieldValue.int64(3)
+        }.map(\.recordName)
+        #expect(field == threes)
         let bad = try await admin.get(base + "?sort=sideways")
         #expect(bad.status == 400)
         #expect(bad.text.contains("Sort by one of"))
@@ -107,8 +110,11 @@ struct ConsolePagesTests {
         try await alice.createZone("big")
         let zone = try #require(try await storage.consoleZones(ownerID: 1).first)
         for batch in 0..<100 {
-            let saves = (0..<1000).map { index in
-                Make.record(String(format: "r%06d", batch * 1000 + index), type: index % 10 == 0 ? "Rare" : "Common", ["n": .int64(Int64(index))])
+            var saves: [Record] = []
+            for index in 0..<1000 {
+                let name = String(format: "r%06d", batch * 1000 + index)
+                let type = index % 10 == 0 ? "Rare" : "Common"
+                saves.append(Make.record(name, type: type, ["n": FieldValue.int64(Int64(index))]))
             }
             _ = try await storage.modifyRecords(
                 zone.key, ModifyRecordsRequest(saves: saves),

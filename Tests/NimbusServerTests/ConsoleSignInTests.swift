@@ -28,6 +28,21 @@ struct ConsoleSignInTests {
         #expect(ConsoleBrowser.setCookie(ConsoleRoutes.sessionCookie, in: secure)?.contains("Secure") == true)
     }
 
+    @Test("`nimbus users add NAME --admin` makes an administrator whose token signs in")
+    func commandLine() async throws {
+        let directory = NSTemporaryDirectory() + "nimbus-console-cli-\(UUID().uuidString)"
+        #expect(try ServerProcess.run(["users", "add", "root", "--admin", "--data-dir", directory]).hasPrefix("added administrator root"))
+        #expect(try ServerProcess.run(["users", "add", "alice", "--data-dir", directory]).hasPrefix("added user alice"))
+        let token = try ServerProcess.run(["tokens", "create", "--user", "root", "--device", "console", "--data-dir", directory])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let aliceToken = try ServerProcess.run(["tokens", "create", "--user", "alice", "--device", "phone", "--data-dir", directory])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try await TestServer.start(.sqlite, dataDirectory: directory)
+        _ = try await ConsoleBrowser.signedIn(server, token: token)
+        var alice = ConsoleBrowser(baseURL: server.baseURL)
+        #expect(try await alice.signIn(token: aliceToken).status == 403)
+    }
+
     @Test("tokens of other users, forged and revoked tokens never open the console")
     func othersRefused() async throws {
         let server = try await TestServer.start(.sqlite)

@@ -38,7 +38,7 @@ extension ConsoleRoutes {
         let stream = events.subscribe()
         return Response(
             status: .ok,
-            headers: [.contentType: "text/event-stream", .cacheControl: "no-store", HTTPField.Name("X-Accel-Buffering")!: "no"],
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-store", HTTPFields.Element.Name("X-Accel-Buffering")!: "no"],
             body: ResponseBody { writer in
                 defer { events.cancel(stream) }
                 for await message in stream.messages {

@@ -126,8 +126,8 @@ extension ConsoleRoutes {
             status: .ok,
             headers: [
                 .contentType: "application/octet-stream", .cacheControl: "no-store",
-                HTTPField.Name("Content-Disposition")!: "attachment; filename=\"\(checksum)\"",
-                HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+                HTTPFields.Element.Name("Content-Disposition")!: "attachment; filename=\"\(checksum)\"",
+                HTTPFields.Element.Name("X-Content-Type-Options")!: "nosniff",
             ],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }

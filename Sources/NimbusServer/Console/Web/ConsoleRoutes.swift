@@ -106,7 +106,7 @@ package struct ConsoleRoutes: Sendable {
             case .permissionFailure: .forbidden
             default: .badRequest
             }
-            return html(message(error.message, kind: "error", back: request.headers[HTTPField.Name("Referer")!]), title: "Could not do that", status: status, session: session)
+            return html(message(error.message, kind: "error", back: request.headers[HTTPFields.Element.Name("Referer")!]), title: "Could not do that", status: status, session: session)
         } catch {
             context.logger.error("console page failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return html(message("Something went wrong; the server's log has the details.", kind: "error"), title: "Error", status: .internalServerError, session: session)
@@ -148,11 +148,11 @@ package struct ConsoleRoutes: Sendable {
     static let securityHeaders: HTTPFields = [
         .contentType: "text/html; charset=utf-8",
         .cacheControl: "no-store",
-        HTTPField.Name("Content-Security-Policy")!:
+        HTTPFields.Element.Name("Content-Security-Policy")!:
             "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
-        HTTPField.Name("X-Frame-Options")!: "DENY",
-        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-        HTTPField.Name("Referrer-Policy")!: "same-origin",
+        HTTPFields.Element.Name("X-Frame-Options")!: "DENY",
+        HTTPFields.Element.Name("X-Content-Type-Options")!: "nosniff",
+        HTTPFields.Element.Name("Referrer-Policy")!: "same-origin",
     ]
 
     static func htmlResponse(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
@@ -162,7 +162,7 @@ package struct ConsoleRoutes: Sendable {
     static func text(_ text: String, type: String) -> Response {
         Response(
             status: .ok,
-            headers: [.contentType: type, .cacheControl: "no-cache", HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
+            headers: [.contentType: type, .cacheControl: "no-cache", HTTPFields.Element.Name("X-Content-Type-Options")!: "nosniff"],
             body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
@@ -184,8 +184,8 @@ package struct ConsoleRoutes: Sendable {
 
     /// Whether the browser reached the server over TLS (directly or through a proxy that says so).
     static func overTLS(_ request: Request) -> Bool {
-        request.uri.scheme == "https"
-            || request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
-            || request.headers[HTTPField.Name("Forwarded")!]?.lowercased().contains("proto=https") == true
+        request.uri.scheme?.rawValue == "https"
+            || request.headers[HTTPFields.Element.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
+            || request.headers[HTTPFields.Element.Name("Forwarded")!]?.lowercased().contains("proto=https") == true
     }
 }
