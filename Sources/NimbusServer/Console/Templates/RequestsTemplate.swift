@@ -6,7 +6,7 @@ extension ConsoleTemplates {
         <p class="legend"><span class="up">■ up (device → server)</span> <span class="down">■ down (server → device)</span></p>
         {{#transfers}}
         <figure>
-        <figcaption>{{device}}: {{recordsUp}} records and {{bytesUp}} bytes up, {{recordsDown}} records and {{bytesDown}} bytes down</figcaption>
+        <figcaption>{{device}}: {{recordsUp}} records and {{bytesUp}} up, {{recordsDown}} records and {{bytesDown}} down</figcaption>
         {{{svg}}}
         </figure>
         {{/transfers}}
