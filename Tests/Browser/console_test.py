@@ -125,7 +125,6 @@ def main():
             check("session cookie is HttpOnly and SameSite=Strict", session.get("httpOnly") and session.get("sameSite") == "Strict", session)
             expect(page.locator("#live")).to_have_text(re.compile("Live updates: on"), timeout=10000)
             check("live updates connected", True)
-            page.screenshot(path=os.path.join(SHOTS, "overview.png"), full_page=True)
 
             # Live update: a record saved through the API changes the overview's count.
             before = page.locator('[data-count="records"]').inner_text()
@@ -134,6 +133,7 @@ def main():
             check("live update: the record count changed without a reload", page.locator('[data-count="records"]').inner_text() == str(int(before) + 1))
             expect(page.locator("#events li").first).to_contain_text("app/notes", timeout=5000)
             check("live update: the change is listed", True)
+            page.screenshot(path=os.path.join(SHOTS, "overview.png"), full_page=True)
 
             # Keyboard navigation: Tab reaches the skip link first, then the navigation.
             page.keyboard.press("Tab")

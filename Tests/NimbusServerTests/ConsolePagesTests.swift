@@ -184,15 +184,29 @@ struct ConsolePagesTests {
         request.headers.add(name: "Cookie", value: "\(ConsoleRoutes.sessionCookie)=\(admin.cookies[ConsoleRoutes.sessionCookie]!)")
         let response = try await ConsoleBrowser.client.execute(request, timeout: .seconds(30))
         #expect(response.headers["Content-Type"].first == "text/event-stream")
-        var text = ""
-        var saved = false
-        for try await chunk in response.body {
-            text += String(buffer: chunk)
-            if text.contains("event: hello"), !saved {
-                saved = true
-                try await alice.save("notes", [Make.record("a", ["t": .string("x")])])
+        // The stream never ends by itself: read until the change arrives, or give up after 20 s
+        // (a bound on a failure, not a measured duration).
+        let text = try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                var text = ""
+                var saved = false
+                for try await chunk in response.body {
+                    text += String(buffer: chunk)
+                    if text.contains("event: hello"), !saved {
+                        saved = true
+                        try await alice.save("notes", [Make.record("a", ["t": .string("x")])])
+                    }
+                    if text.contains("event: change") && text.contains(#""records":1"#) { break }
+                }
+                return text
             }
-            if text.contains("event: change") && text.contains(#""records":1"#) { break }
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first ?? "no change event within 20 s"
         }
         #expect(text.contains(#""zone":"app\/notes""#) || text.contains(#""zone":"app/notes""#))
         #expect(text.contains(#""records":1"#))
