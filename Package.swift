@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         // The @Managed macro (issue 13); 603 is the release made for Swift 6.3.
         .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
+        // The console's server-rendered pages (issue 30); escapes HTML by default.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // The object graph: model, objects, contexts, coordinator, stores, fetching.
@@ -98,6 +100,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         .executableTarget(

@@ -12,7 +12,8 @@ extension NimbusCommand {
         /// `nimbus users add NAME`.
         struct Add: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Add a user.", discussion: "Example: nimbus users add alice --data-dir ./data")
+                abstract: "Add a user.",
+                discussion: "Example: nimbus users add alice --data-dir ./data\nAn administrator (--admin) signs in to the console at /console with a token of theirs.")
 
             @OptionGroup var storage: StorageOptions
 
@@ -21,6 +22,9 @@ extension NimbusCommand {
 
             @Option(name: .customLong("quota-bytes"), help: "The user's storage quota; the server's default when omitted.")
             var quotaBytes: Int64?
+
+            @Flag(name: .customLong("admin"), help: "Make the user an administrator of the console (SQLite storage).")
+            var administrator = false
 
             func validate() throws {
                 if let quotaBytes, !(0...ServerConfiguration.largestQuotaBytes).contains(quotaBytes) {
@@ -31,8 +35,8 @@ extension NimbusCommand {
             func run() async throws {
                 try await reportingErrors {
                     let user = try await ServerAdministration.addUser(
-                        configuration: storage.configuration(), name: name, quotaBytes: quotaBytes)
-                    print("added user \(user.name) (id \(user.id))")
+                        configuration: storage.configuration(), name: name, quotaBytes: quotaBytes, administrator: administrator)
+                    print("added \(administrator ? "administrator" : "user") \(user.name) (id \(user.id))")
                 }
             }
         }

@@ -13,6 +13,8 @@ package struct NimbusRequestContext: RequestContext, WebSocketRequestContext {
     /// The connection, so that a refused WebSocket upgrade can answer before Hummingbird's
     /// empty 400 (see ``PushRoutes``).
     package let channel: any Channel
+    /// What the request log learns from the routes (caller, records up and down).
+    package let note = RequestNote()
 
     package init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -16,6 +16,8 @@ import ServiceLifecycle
 /// ```
 public struct NimbusServerApp: Sendable {
     package let services: ServerServices
+    /// The Nimbus Console at `/console`.
+    package let console: Console
     private let application: Application<RouterResponder<NimbusRequestContext>>
     /// The data directory's lock (SQLite only), released when ``run()`` returns.
     private let lock: DataDirectoryLock?
@@ -62,10 +64,20 @@ public struct NimbusServerApp: Sendable {
                 limiter: RateLimiter(perSecond: configuration.rateLimitPerSecond, burst: configuration.rateLimitBurst),
                 clock: clock))
 
+        let console: Console
+        do {
+            console = try Console(services: services)
+        } catch {
+            lock?.release()
+            throw error
+        }
         let router = Router(context: NimbusRequestContext.self)
-        router.middlewares.add(RequestLogMiddleware(metrics: metrics))
+        router.middlewares.add(RequestLogMiddleware(
+            metrics: metrics, telemetry: console.telemetry, clock: clock,
+            pushConnections: { [feed = services.changeFeed] in feed.connectedCount }))
         router.middlewares.add(ErrorMiddleware())
         OperationsRoutes(services: services).register(on: router)
+        ConsoleRoutes(console: console).register(on: router)
         let containers = router.group("\(NimbusWire.pathPrefix)/containers/:container").add(middleware: AuthMiddleware(authenticator: services.authenticator))
         AssetRoutes(services: services).register(on: containers)
         AccountRoutes(services: services).register(on: containers)
@@ -90,10 +102,11 @@ public struct NimbusServerApp: Sendable {
         application.addServices(backend.services)
         application.addServices(MaintenanceService(services: services, logger: logger))
         application.addServices(FeedShutdownService(feed: backend.storage.changeFeed))
+        application.addServices(ConsoleShutdownService(events: console.events))
         application.beforeServerStarts {
             try await backend.storage.migrate()
         }
-        return NimbusServerApp(services: services, application: application, lock: lock)
+        return NimbusServerApp(services: services, console: console, application: application, lock: lock)
     }
 
     /// HTTP/1 with the push upgrade (as `.http1WebSocketUpgrade(webSocketRouter:)`), each

@@ -18,9 +18,10 @@ package struct AccountAdmin: Sendable {
         self.clock = clock
     }
 
-    /// Adds a user.
-    /// - Throws: `invalidArguments` for a bad or taken name, or a quota outside 0 … 1 EiB.
-    package func addUser(name: String, quotaBytes: Int64? = nil) async throws -> UserAccount {
+    /// Adds a user; an administrator may sign in to the console (`/console`).
+    /// - Throws: `invalidArguments` for a bad or taken name, or a quota outside 0 … 1 EiB;
+    ///   `invalidArguments` for an administrator on a backend without the console.
+    package func addUser(name: String, quotaBytes: Int64? = nil, administrator: Bool = false) async throws -> UserAccount {
         let name = name.nfc
         if let quotaBytes, !(0...ServerConfiguration.largestQuotaBytes).contains(quotaBytes) {
             throw WireError(.invalidArguments, "The quota \(quotaBytes) is out of range: it must be between 0 and \(ServerConfiguration.largestQuotaBytes) bytes.")
@@ -28,7 +29,13 @@ package struct AccountAdmin: Sendable {
         if let problem = NameRules.problem(with: name) {
             throw WireError(.invalidArguments, "The user name \(problem).")
         }
-        return try await storage.createUser(name: name, quotaBytes: quotaBytes, now: clock.now())
+        let console = storage as? any ConsoleStorage
+        if administrator && console == nil {
+            throw WireError(.invalidArguments, "Administrators sign in to the console, which needs the SQLite storage; this server uses \(storage.backendName).")
+        }
+        let user = try await storage.createUser(name: name, quotaBytes: quotaBytes, now: clock.now())
+        if administrator { try await console?.setAdministrator(userID: user.id, true) }
+        return user
     }
 
     /// Creates a token for one device of a user and returns it; only its digest is stored.
@@ -49,6 +56,9 @@ package struct AccountAdmin: Sendable {
         }
         if let problem = NameRules.problem(with: device) {
             throw WireError(.invalidArguments, "The device name \(problem).")
+        }
+        if let console = storage as? any ConsoleStorage, try await console.consoleUser(id: user.id)?.isDisabled == true {
+            throw WireError(.permissionFailure, "The user '\(user.name)' is disabled; enable them in the console first.")
         }
         let token = TokenHasher.newToken()
         let now = clock.now()

@@ -16,6 +16,7 @@ package struct AuthMiddleware: RouterMiddleware {
         context.principal = principal
         context.logger[metadataKey: "user"] = .string(principal.userName)
         context.logger[metadataKey: "device"] = .string(principal.deviceID)
+        context.note.identify(user: principal.userName, device: principal.deviceID)
         return try await next(request, context)
     }
 }

@@ -17,11 +17,11 @@ public enum ServerAdministration {
         public var name: String
     }
 
-    /// Adds a user.
-    /// - Throws: `invalidArguments` for a bad or taken name.
-    public static func addUser(configuration: ServerConfiguration, name: String, quotaBytes: Int64?) async throws -> User {
+    /// Adds a user; an administrator may sign in to the console.
+    /// - Throws: `invalidArguments` for a bad or taken name, or an administrator on PostgreSQL.
+    public static func addUser(configuration: ServerConfiguration, name: String, quotaBytes: Int64?, administrator: Bool = false) async throws -> User {
         try await StorageFactory.withStorage(configuration: configuration, logger: quietLogger) { storage in
-            let account = try await AccountAdmin(storage: storage).addUser(name: name, quotaBytes: quotaBytes)
+            let account = try await AccountAdmin(storage: storage).addUser(name: name, quotaBytes: quotaBytes, administrator: administrator)
             return User(id: account.id, name: account.name)
         }
     }

@@ -28,6 +28,7 @@ struct ChangeRoutes {
                 }
             }
             let seq = page.moreComing ? (page.records.last?.seq ?? afterSeq) : page.zone.seq
+            context.note.count(recordsDown: page.records.count)
             return try JSONResponse.make(FetchZoneChangesResponse(
                 records: page.records.filter { !$0.isTombstone }.map(\.wire),
                 deletions: page.records.compactMap { row in row.deletion.map { DeletedRecord(recordName: row.recordName, stamp: $0) } },

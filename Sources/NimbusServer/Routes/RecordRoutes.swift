@@ -12,6 +12,7 @@ struct RecordRoutes {
             let (decoded, bodyBytes) = try await JSONResponse.decodeCounting(
                 ModifyRecordsRequest.self, from: request, limit: ModifyRecordsRequest.maximumBodyBytes)
             let body = decoded.normalizingNames()
+            context.note.count(recordsUp: body.saves.count + body.deletions.count, bytesUp: bodyBytes)
             try ModifyValidator.validate(
                 body, bodyBytes: bodyBytes,
                 latestStamp: ModifyValidator.latestStamp(now: services.clock.now(), skew: services.configuration.maximumClockSkew))

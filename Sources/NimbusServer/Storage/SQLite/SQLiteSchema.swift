@@ -75,6 +75,7 @@ enum SQLiteSchema {
         registerSharing(in: &migrator)
         registerShareHorizon(in: &migrator)
         registerShareInvitations(in: &migrator)
+        registerConsole(in: &migrator)
         return migrator
     }
 }
