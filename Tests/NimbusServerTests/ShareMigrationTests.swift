@@ -27,4 +27,38 @@ struct ShareMigrationTests {
         #expect(try await bob.shared().zoneIDs() == [ZoneID(zoneName: "trip", ownerName: "alice")])
         #expect(try await bob.shared(owner: "alice").lookup("trip", ["day1"]).results[0].record != nil)
     }
+
+    @Test("shares from before invitations migrate: participants keep access as accepted, the share gets an id and a URL")
+    func sqliteV3Upgrades() async throws {
+        let directory = NSTemporaryDirectory() + "nimbus-v3-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        do {
+            let storage = try SQLiteStorage(path: directory + "/nimbus.sqlite")
+            try SQLiteSchema.migrator.migrate(storage.pool, upTo: "v3-share-horizon")
+            try await storage.pool.write { db in
+                try db.execute(sql: "INSERT INTO users(name, created_at) VALUES ('alice', 0), ('bob', 0), ('carol', 0)")
+                try db.execute(sql: """
+                    INSERT INTO zones(container, scope, owner_id, name, db_seq, created_at, shared) VALUES ('app', 'private', 1, 'trip', 1, 0, 1);
+                    INSERT INTO databases(container, scope, owner_id, seq) VALUES ('app', 'private', 1, 1), ('app', 'shared', 2, 1), ('app', 'shared', 3, 2);
+                    INSERT INTO shares(zone_id, public_permission, created_at, modified_at) VALUES (1, 'none', 0, 0);
+                    INSERT INTO share_participants(zone_id, user_id, container, permission, removed, db_seq, added_at) VALUES (1, 2, 'app', 'readWrite', 0, 1, 0);
+                    INSERT INTO share_participants(zone_id, user_id, container, permission, removed, db_seq, added_at, removed_at) VALUES (1, 3, 'app', 'readOnly', 1, 2, 0, 0);
+                    """)
+            }
+        }
+        let server = try await TestServer.start(.sqlite, dataDirectory: directory)
+        let alice = try await server.user("alice")
+        let bob = try await server.user("bob")
+        let carol = try await server.user("carol")
+        let share = try await alice.getShare("trip").decode(ZoneShare.self)
+        #expect(share.participants == [
+            ShareParticipant(userName: "bob", permission: .readWrite, state: .accepted, isPublic: false),
+            ShareParticipant(userName: "carol", permission: .readOnly, state: .removed, isPublic: false),
+        ])
+        let url = try #require(share.url)
+        #expect(share.shareID != nil)
+        #expect(try await bob.shared().zoneIDs() == [ZoneID(zoneName: "trip", ownerName: "alice")])
+        #expect(try await bob.shareMetadata(url).decode(ShareMetadata.self).state == .accepted)
+        #expect(try await carol.accept(url).error?.code == .unknownItem)
+    }
 }
