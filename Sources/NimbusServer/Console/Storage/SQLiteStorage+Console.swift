@@ -191,11 +191,11 @@ extension SQLiteStorage: ConsoleStorage {
                 let zone = try Self.consoleZone(row)
                 let participants = try Row.fetchAll(
                     db,
-                    sql: "SELECT u.name, p.permission, p.removed FROM share_participants p JOIN users u ON u.id = p.user_id WHERE p.zone_id = ? ORDER BY u.name",
+                    sql: "SELECT u.name, p.permission, p.state FROM share_participants p JOIN users u ON u.id = p.user_id WHERE p.zone_id = ? ORDER BY u.name",
                     arguments: [zone.rowID]
                 ).map { row in
                     (name: try row.stored("name", in: "users") as String, permission: try row.stored("permission", in: "share_participants") as String,
-                     state: (try row.stored("removed", in: "share_participants") as Bool) ? "removed" : "active")
+                     state: try row.stored("state", in: "share_participants") as String)   // invited, accepted, removed, left (server-0025)
                 }
                 return ConsoleShare(
                     zone: zone, ownerName: try row.stored("owner_name", in: "users"),
