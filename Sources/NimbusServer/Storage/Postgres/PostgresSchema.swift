@@ -53,6 +53,7 @@ enum PostgresSchema {
         (2, sharingStatements),
         (3, lookupStatements),
         (4, shareHorizonStatements),
+        (5, zoneIncarnationStatements),
     ]
 
     static func migrate(_ storage: PostgresStorage, logger: Logger) async throws {

@@ -74,6 +74,7 @@ enum SQLiteSchema {
         }
         registerSharing(in: &migrator)
         registerShareHorizon(in: &migrator)
+        registerZoneIncarnations(in: &migrator)
         return migrator
     }
 }
