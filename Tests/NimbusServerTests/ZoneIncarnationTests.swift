@@ -22,10 +22,10 @@ struct ZoneIncarnationTests {
         let first = try await alice.createZone("first")
         for index in 0..<50 { try await bob.createZone("bob\(index)") }
         let second = try await alice.createZone("second")
-        let gap = try Self.incarnation(second.changeToken) &- Self.incarnation(first.changeToken)
+        let (a, b) = (try Self.incarnation(first.changeToken), try Self.incarnation(second.changeToken))
         // Row ids would differ by 51; random 63-bit incarnations differ by more than a million
         // with probability 1 - 2e-13.
-        #expect(gap.magnitude > 1_000_000, "incarnations \(try Self.incarnation(first.changeToken)) and \(try Self.incarnation(second.changeToken))")
+        #expect((b &- a).magnitude > 1_000_000, "incarnations \(a) and \(b)")
         let saved = try await alice.save("second", [Make.record("r1", ["title": .string("x")])])
         let tag = try #require(saved.results.first?.record?.changeTag)
         #expect(tag.hasPrefix(String(try Self.incarnation(second.changeToken), radix: 36) + "-"), "\(tag)")
@@ -50,7 +50,7 @@ struct ZoneIncarnationTests {
         try await alice.save("notes", [Make.record("r1", ["title": .string("one")])])
         await server.stop()
         // Put the file back where a server before decision server-0018 left it.
-        let rowID = try DatabaseQueue(path: directory + "/nimbus.sqlite").write { db in
+        let rowID = try await DatabaseQueue(path: directory + "/nimbus.sqlite").write { db in
             try db.execute(sql: "ALTER TABLE zones DROP COLUMN incarnation; DELETE FROM grdb_migrations WHERE identifier = 'v4-zone-incarnations'")
             return try #require(try Int64.fetchOne(db, sql: "SELECT id FROM zones WHERE name = 'notes'"))
         }
