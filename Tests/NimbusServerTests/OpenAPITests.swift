@@ -183,6 +183,9 @@ struct OpenAPITests {
         #expect(plain.status == 426, "\(plain.text)")
         #expect(plain.headers.first(name: "Upgrade") == "websocket")
         #expect(plain.error?.code == .invalidArguments)
+        // Authenticated first, like the upgrade.
+        let anonymousPlain = try await anonymous.send(.GET, alice.databasePath + "/push")
+        #expect(anonymousPlain.status == 401, "\(anonymousPlain.text)")
         let unknown = try await alice.send(.TRACE, "/v1/containers/app/nothing")
         #expect(unknown.status == 404 && unknown.error?.code == .unknownItem, "\(unknown.text)")
     }

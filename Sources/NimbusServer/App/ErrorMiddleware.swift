@@ -76,7 +76,7 @@ package struct ErrorMiddleware: RouterMiddleware {
         }
         if let declared = error as? any ResponseError { return declared }
         if let http = error as? HTTPError {
-            if http.status == .notFound || http.status == .methodNotAllowed, let refused = ServerRoutes.unrouted(request) {
+            if http.status == .notFound || http.status == .methodNotAllowed, let refused = ServerRoutes.methodNotAllowed(request) {
                 return refused
             }
             switch http.status {

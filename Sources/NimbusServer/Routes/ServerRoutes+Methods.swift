@@ -25,22 +25,25 @@ extension ServerRoutes {
     }
 
     /// The answer to a request the router found no handler for, on a path that has routes:
-    /// 405 with `Allow` for a method none of them takes; 426 with `Upgrade: websocket` for a
-    /// plain `GET` of the push route, which only takes a WebSocket upgrade. `nil` when the
-    /// path has no route at all (a 404).
-    static func unrouted(_ request: Request) -> StatusError? {
+    /// 405 with `Allow` for a method none of them takes. `nil` when the path has no route at
+    /// all, or takes the method (a 404).
+    static func methodNotAllowed(_ request: Request) -> StatusError? {
         let allowed = methods(forPath: request.uri.path)
-        guard !allowed.isEmpty else { return nil }
+        guard !allowed.isEmpty, !allowed.contains(request.method.rawValue) else { return nil }
         var headers = HTTPFields()
-        if allowed.contains(request.method.rawValue) {
-            headers[.upgrade] = "websocket"
-            return StatusError(
-                WireError(.invalidArguments, "\(request.uri.path) is a WebSocket: send GET with Upgrade: websocket (RFC 6455)."),
-                status: .upgradeRequired, headers: headers)
-        }
         headers[.allow] = allowed.joined(separator: ", ")
         return StatusError(
             WireError(.invalidArguments, "\(request.method) is not allowed on \(request.uri.path); it takes \(allowed.joined(separator: ", "))."),
             status: .methodNotAllowed, headers: headers)
+    }
+
+    /// The answer to a plain `GET` (no `Upgrade: websocket`) of a route that only takes a
+    /// WebSocket upgrade: 426 with `Upgrade: websocket`.
+    static func upgradeRequired(_ request: Request) -> StatusError {
+        var headers = HTTPFields()
+        headers[.upgrade] = "websocket"
+        return StatusError(
+            WireError(.invalidArguments, "\(request.uri.path) is a WebSocket: send GET with Upgrade: websocket (RFC 6455)."),
+            status: .upgradeRequired, headers: headers)
     }
 }
