@@ -33,7 +33,8 @@ struct ZoneListingTests {
         // Small pages, including one ending exactly at the last zone.
         #expect(try await alice.zoneIDs(pageSize: 7).map(\.zoneName) == names)
         #expect(try await alice.zoneIDs(pageSize: 2_345).map(\.zoneName) == names)
-        let last = try await alice.send(.GET, alice.databasePath + "/zones?limit=1000&continuation=" + first.continuation!)
+        let next = try #require(first.continuation)
+        let last = try await alice.send(.GET, alice.databasePath + "/zones?limit=1000&continuation=" + next)
             .decode(ListZonesResponse.self)
         #expect(last.zones.first?.zoneID.zoneName == names[1000])
     }
@@ -48,7 +49,8 @@ struct ZoneListingTests {
         try await alice.createZone("a")
         try await alice.createZone("e")
         #expect(try await alice.send(.DELETE, alice.zonePath("d")).status == 200)
-        let rest = try await alice.send(.GET, alice.databasePath + "/zones?continuation=" + first.continuation!)
+        let next = try #require(first.continuation)
+        let rest = try await alice.send(.GET, alice.databasePath + "/zones?continuation=" + next)
             .decode(ListZonesResponse.self)
         #expect(rest.zones.map(\.zoneID.zoneName) == ["e", "f", "h"])
         #expect(!rest.moreComing && rest.continuation == nil)
@@ -69,6 +71,8 @@ struct ZoneListingTests {
         let expected = [("notes", "alice"), ("notes", "carol"), ("trip", "alice"), ("trip", "carol"), ("zoo", "alice"), ("zoo", "carol")]
             .map { ZoneID(zoneName: $0.0, ownerName: $0.1) }
         #expect(try await bob.shared().zoneIDs() == expected)
+        let page = try await bob.shared().send(.GET, bob.shared().databasePath + "/zones?limit=4").decode(ListZonesResponse.self)
+        #expect(page.zones.map(\.zoneID) == Array(expected.prefix(4)) && page.moreComing)
         for size in 1...5 { #expect(try await bob.shared().zoneIDs(pageSize: size) == expected, "page size \(size)") }
     }
 
