@@ -189,4 +189,15 @@ struct OpenAPITests {
         let unknown = try await alice.send(.TRACE, "/v1/containers/app/nothing")
         #expect(unknown.status == 404 && unknown.error?.code == .unknownItem, "\(unknown.text)")
     }
+
+    @Test("the account route refuses a container name no other route takes, as the document says")
+    func accountContainerName() async throws {
+        let server = try await TestServer.start(.sqlite)
+        let alice = try await server.user("alice")
+        for name in [String(repeating: "c", count: 256), "a%01b", "..", "a%5Cb"] {
+            let reply = try await alice.send(.GET, "/v1/containers/\(name)/account")
+            #expect(reply.status == 400 && reply.error?.code == .invalidArguments, "\(name): \(reply.status) \(reply.text)")
+        }
+        #expect(try await alice.send(.GET, "/v1/containers/app/account").status == 200)
+    }
 }
