@@ -6,7 +6,7 @@ import Testing
 /// The pure modify decisions, without I/O.
 @Suite("Modify planner")
 struct ModifyPlannerTests {
-    static let zone = ZoneState(rowID: 3, zoneName: "z", seq: 10, purgedSeq: 0, databaseSeq: 5)
+    static let zone = ZoneState(rowID: 3, incarnation: 3, zoneName: "z", seq: 10, purgedSeq: 0, databaseSeq: 5)
 
     static func stored(_ name: String, _ fields: [String: Field], tag: String = "3-a", deleted: HLCStamp? = nil) -> StoredRecord {
         StoredRecord(

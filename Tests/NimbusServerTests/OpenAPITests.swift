@@ -1,5 +1,6 @@
 import Foundation
 @testable import NimbusServer
+import NIOHTTP1
 import NimbusWire
 import Testing
 
@@ -164,5 +165,49 @@ struct OpenAPITests {
         }
         #expect(seen["GET \(db)/push"] == [101, 401])
         #expect(Set(seen.keys) == Set(operations.keys))
+    }
+
+    @Test("a method an existing path does not take is 405 with Allow; a plain GET of the push route is 426; an unknown path 404")
+    func undeclaredMethods() async throws {
+        let server = try await TestServer.start(.sqlite)
+        let alice = try await server.user("alice")
+        var anonymous = alice
+        anonymous.token = nil
+        let cases: [(HTTPMethod, String, String)] = [
+            (.TRACE, "/health", "GET"),
+            (.POST, "/metrics", "GET"),
+            (.PATCH, alice.zonePath("notes"), "PUT, DELETE"),
+            (.OPTIONS, alice.databasePath + "/zones", "GET"),
+            (.GET, alice.zonePath("notes") + "/changes", "POST"),
+            (.DELETE, "/v1/containers/app/assets/" + String(repeating: "a", count: 64), "PUT, GET"),
+        ]
+        for (method, path, allowed) in cases {
+            for client in [alice, anonymous] {
+                let reply = try await client.send(method, path)
+                #expect(reply.status == 405, "\(method) \(path): \(reply.status) \(reply.text)")
+                #expect(reply.headers.first(name: "Allow") == allowed, "\(method) \(path)")
+                #expect(reply.error?.code == .invalidArguments, "\(method) \(path)")
+            }
+        }
+        let plain = try await alice.send(.GET, alice.databasePath + "/push")
+        #expect(plain.status == 426, "\(plain.text)")
+        #expect(plain.headers.first(name: "Upgrade") == "websocket")
+        #expect(plain.error?.code == .invalidArguments)
+        // Authenticated first, like the upgrade.
+        let anonymousPlain = try await anonymous.send(.GET, alice.databasePath + "/push")
+        #expect(anonymousPlain.status == 401, "\(anonymousPlain.text)")
+        let unknown = try await alice.send(.TRACE, "/v1/containers/app/nothing")
+        #expect(unknown.status == 404 && unknown.error?.code == .unknownItem, "\(unknown.text)")
+    }
+
+    @Test("the account route refuses a container name no other route takes, as the document says")
+    func accountContainerName() async throws {
+        let server = try await TestServer.start(.sqlite)
+        let alice = try await server.user("alice")
+        for name in [String(repeating: "c", count: 256), "a%01b", "..", "a%5Cb"] {
+            let reply = try await alice.send(.GET, "/v1/containers/\(name)/account")
+            #expect(reply.status == 400 && reply.error?.code == .invalidArguments, "\(name): \(reply.status) \(reply.text)")
+        }
+        #expect(try await alice.send(.GET, "/v1/containers/app/account").status == 200)
     }
 }

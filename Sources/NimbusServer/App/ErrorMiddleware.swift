@@ -76,6 +76,9 @@ package struct ErrorMiddleware: RouterMiddleware {
         }
         if let declared = error as? any ResponseError { return declared }
         if let http = error as? HTTPError {
+            if http.status == .notFound || http.status == .methodNotAllowed, let refused = ServerRoutes.methodNotAllowed(request) {
+                return refused
+            }
             switch http.status {
             case .notFound:
                 return WireError(.unknownItem, "No route for \(request.method) \(request.uri.path).")

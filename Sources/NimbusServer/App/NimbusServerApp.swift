@@ -89,6 +89,7 @@ public struct NimbusServerApp: Sendable {
         RecordRoutes(services: services).register(on: database)
         ChangeRoutes(services: services).register(on: database)
         ShareRoutes(services: services).register(on: database)
+        PushRoutes(services: services).registerPlainRequests(on: database)
 
         let webSocketRouter = Router(context: NimbusRequestContext.self)
         PushRoutes(services: services).register(on: webSocketRouter)

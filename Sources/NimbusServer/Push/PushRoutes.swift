@@ -126,7 +126,7 @@ struct PushRoutes {
                     try await send(PushMessage(
                         kind: event.zoneDeleted ? .zoneDeleted : .zoneChanged, container: event.container,
                         database: event.scope, zoneID: ZoneID(zoneName: event.zoneName, ownerName: event.zoneOwnerName),
-                        zoneChangeToken: event.zoneDeleted ? nil : ChangeTokenCodec.zoneToken(zoneRowID: event.zoneRowID, seq: event.zoneSeq),
+                        zoneChangeToken: event.zoneDeleted ? nil : ChangeTokenCodec.zoneToken(zoneIncarnation: event.zoneIncarnation, seq: event.zoneSeq),
                         databaseChangeToken: ChangeTokenCodec.databaseToken(seq: event.databaseSeq)))
                 }
             }

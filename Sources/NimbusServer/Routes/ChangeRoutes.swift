@@ -15,12 +15,12 @@ struct ChangeRoutes {
             if let token = body.since {
                 let decoded = try ChangeTokenCodec.decodeZone(token)
                 afterSeq = decoded.seq
-                expectedZone = decoded.zoneRowID
+                expectedZone = decoded.zoneIncarnation
             }
             let page = try await services.storage.zoneChanges(
                 key, afterSeq: afterSeq, limit: limit, maximumBytes: services.configuration.maximumChangePageBytes)
             if let expectedZone {
-                guard expectedZone == page.zone.rowID, afterSeq <= page.zone.seq else {
+                guard expectedZone == page.zone.incarnation, afterSeq <= page.zone.seq else {
                     throw WireError(.changeTokenExpired, "The change token belongs to an earlier incarnation of zone '\(key.zoneName)'. Refetch the zone from the start.")
                 }
                 guard afterSeq >= page.zone.purgedSeq else {
@@ -32,7 +32,7 @@ struct ChangeRoutes {
             return try JSONResponse.make(FetchZoneChangesResponse(
                 records: page.records.filter { !$0.isTombstone }.map(\.wire),
                 deletions: page.records.compactMap { row in row.deletion.map { DeletedRecord(recordName: row.recordName, stamp: $0) } },
-                changeToken: ChangeTokenCodec.zoneToken(zoneRowID: page.zone.rowID, seq: seq),
+                changeToken: ChangeTokenCodec.zoneToken(zoneIncarnation: page.zone.incarnation, seq: seq),
                 moreComing: page.moreComing))
         }
         group.post("changes") { request, context in

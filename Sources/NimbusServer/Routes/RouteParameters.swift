@@ -44,5 +44,5 @@ extension NimbusRequestContext {
 }
 
 extension ZoneState {
-    var changeToken: ChangeToken { ChangeTokenCodec.zoneToken(zoneRowID: rowID, seq: seq) }
+    var changeToken: ChangeToken { ChangeTokenCodec.zoneToken(zoneIncarnation: incarnation, seq: seq) }
 }

@@ -8,10 +8,14 @@ struct ZoneRoutes {
     func register(on group: RouterGroup<NimbusRequestContext>) {
         group.get("zones") { request, context in
             let database = try context.databaseKey(services, request: request)
-            let zones = try await services.storage.listZones(database)
-            return try JSONResponse.make(ListZonesResponse(zones: zones.map {
-                Zone(zoneID: ZoneID(zoneName: $0.zoneName, ownerName: $0.ownerName), changeToken: $0.changeToken)
-            }))
+            let (limit, cursor) = try Self.page(request)
+            let rows = try await services.storage.listZones(database, after: cursor, limit: limit + 1)
+            let page = rows.prefix(limit)
+            let more = rows.count > limit
+            return try JSONResponse.make(ListZonesResponse(
+                zones: page.map { Zone(zoneID: ZoneID(zoneName: $0.zoneName, ownerName: $0.ownerName), changeToken: $0.changeToken) },
+                moreComing: more,
+                continuation: more ? page.last.map { ZoneListCursor(zoneName: $0.zoneName, ownerName: $0.ownerName ?? "").continuation } : nil))
         }
         group.put("zones/:zone") { request, context in
             let key = try context.zoneKey(services, request: request)
@@ -28,5 +32,20 @@ struct ZoneRoutes {
                 zoneID: ZoneID(zoneName: key.zoneName),
                 databaseChangeToken: ChangeTokenCodec.databaseToken(seq: event.databaseSeq)))
         }
+    }
+
+    /// The page a listing asks for: `?limit=` (1…``ListZonesResponse/maximumLimit``, that
+    /// many by default; larger asks get the maximum) and `?continuation=`.
+    static func page(_ request: Request) throws(WireError) -> (limit: Int, cursor: ZoneListCursor?) {
+        let query = request.uri.queryParameters
+        var limit = ListZonesResponse.maximumLimit
+        if let text = query.get("limit") {
+            guard let requested = Int(text), requested > 0 else {
+                throw WireError(.invalidArguments, "The limit '\(text.prefix(40))' is not a positive whole number.")
+            }
+            limit = min(requested, ListZonesResponse.maximumLimit)
+        }
+        let cursor = try query.get("continuation").map { text throws(WireError) in try ZoneListCursor(continuation: text) }
+        return (limit, cursor)
     }
 }

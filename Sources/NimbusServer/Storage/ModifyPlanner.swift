@@ -38,7 +38,7 @@ package enum ModifyPlanner {
 
         func nextTag() -> (Int64, String) {
             seq += 1
-            return (seq, ChangeTokenCodec.changeTag(zoneRowID: zone.rowID, seq: seq))
+            return (seq, ChangeTokenCodec.changeTag(zoneIncarnation: zone.incarnation, seq: seq))
         }
 
         for incoming in request.saves {

@@ -56,7 +56,8 @@ package struct ChangeEvent: Hashable, Sendable, Codable {
     package var scope: DatabaseScope
     package var ownerID: Int64
     package var zoneName: String
-    package var zoneRowID: Int64
+    /// The zone incarnation (see ``ZoneState/incarnation``), which push tokens name.
+    package var zoneIncarnation: Int64
     package var zoneSeq: Int64
     package var databaseSeq: Int64
     package var zoneDeleted: Bool
@@ -68,7 +69,7 @@ package struct ChangeEvent: Hashable, Sendable, Codable {
         self.scope = zone.database.scope
         self.ownerID = zone.database.ownerID
         self.zoneName = zone.zoneName
-        self.zoneRowID = state.rowID
+        self.zoneIncarnation = state.incarnation
         self.zoneSeq = state.seq
         self.databaseSeq = state.databaseSeq
         self.zoneDeleted = zoneDeleted
@@ -88,7 +89,7 @@ package struct ChangeEvent: Hashable, Sendable, Codable {
         self.scope = .shared
         self.ownerID = participantID
         self.zoneName = zone.zoneName
-        self.zoneRowID = state.rowID
+        self.zoneIncarnation = state.incarnation
         self.zoneSeq = state.seq
         self.databaseSeq = databaseSeq
         self.zoneDeleted = removed
@@ -175,8 +176,9 @@ package protocol SyncStorage: ShareStorage {
     func createZone(_ zone: ZoneKey, now: Int64) async throws -> ZoneState
     /// The live zone, or `nil`.
     func zone(_ zone: ZoneKey) async throws -> ZoneState?
-    /// Every live zone of a database, ordered by name.
-    func listZones(_ database: DatabaseKey) async throws -> [ZoneState]
+    /// At most `limit` live zones of a database after `cursor` (from the start when `nil`),
+    /// ordered by name, then owner name (shared database).
+    func listZones(_ database: DatabaseKey, after cursor: ZoneListCursor?, limit: Int) async throws -> [ZoneState]
     /// Deletes a zone and its records.
     /// - Throws: `zoneNotFound`.
     func deleteZone(_ zone: ZoneKey, now: Int64) async throws -> ChangeEvent

@@ -2,6 +2,10 @@
 /// gets a new id), its change sequence and the oldest position tokens may still start from.
 package struct ZoneState: Hashable, Sendable {
     package var rowID: Int64
+    /// What change tokens and change tags name the zone's incarnation by: random for zones
+    /// created since decision server-0018, the row id for older ones (whose tokens carry it).
+    /// Row ids count every zone of the server, so they never leave it otherwise.
+    package var incarnation: Int64
     package var zoneName: String
     package var seq: Int64
     package var purgedSeq: Int64
@@ -13,10 +17,11 @@ package struct ZoneState: Hashable, Sendable {
     package var ownerName: String?
 
     package init(
-        rowID: Int64, zoneName: String, seq: Int64, purgedSeq: Int64, databaseSeq: Int64, deleted: Bool = false,
+        rowID: Int64, incarnation: Int64, zoneName: String, seq: Int64, purgedSeq: Int64, databaseSeq: Int64, deleted: Bool = false,
         shared: Bool = false, ownerName: String? = nil
     ) {
         self.rowID = rowID
+        self.incarnation = incarnation
         self.zoneName = zoneName
         self.seq = seq
         self.purgedSeq = purgedSeq

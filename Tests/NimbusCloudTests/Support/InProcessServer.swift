@@ -71,6 +71,14 @@ final class InProcessServer: Sendable {
         }
     }
 
+    /// Creates zones in alice's private database of container `app`, straight in storage.
+    func createZones(_ names: [String]) async throws {
+        let storage = app.services.storage
+        guard let alice = try await storage.user(named: "alice") else { throw TestFailure("no user alice") }
+        let database = DatabaseKey(container: "app", scope: .private, ownerID: alice.id)
+        for name in names { _ = try await storage.createZone(ZoneKey(database: database, zoneName: name), now: 1) }
+    }
+
     /// Stops the server, awaited.
     func stop() async {
         task.cancel()

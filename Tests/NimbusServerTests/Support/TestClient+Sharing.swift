@@ -30,11 +30,18 @@ extension TestClient {
         try await send(.GET, zonePath(zone) + "/share")
     }
 
-    /// The zone ids of `GET …/zones`.
-    func zoneIDs() async throws -> [ZoneID] {
-        let reply = try await send(.GET, databasePath + "/zones")
-        guard reply.status == 200 else { throw HarnessError("zones: \(reply.status) \(reply.text)") }
-        return try reply.decode(ListZonesResponse.self).zones.map(\.zoneID)
+    /// The zone ids of `GET …/zones`, every page followed.
+    func zoneIDs(pageSize: Int? = nil) async throws -> [ZoneID] {
+        var query = ListZonesQuery(limit: pageSize)
+        var zones: [ZoneID] = []
+        while true {
+            let reply = try await send(.GET, databasePath + "/zones" + query.queryString)
+            guard reply.status == 200 else { throw HarnessError("zones: \(reply.status) \(reply.text)") }
+            let page = try reply.decode(ListZonesResponse.self)
+            zones += page.zones.map(\.zoneID)
+            guard page.moreComing, let next = page.continuation else { return zones }
+            query.continuation = next
+        }
     }
 }
 

@@ -54,6 +54,7 @@ enum PostgresSchema {
         (3, lookupStatements),
         (4, shareHorizonStatements),
         (5, shareInvitationStatements),
+        (6, zoneIncarnationStatements),
     ]
 
     static func migrate(_ storage: PostgresStorage, logger: Logger) async throws {

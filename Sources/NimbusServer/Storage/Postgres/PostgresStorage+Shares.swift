@@ -220,13 +220,14 @@ extension PostgresStorage {
     // MARK: The shared database
 
     /// The zones shared with the user a shared database key names, ordered by zone and owner name.
-    func sharedZones(_ database: DatabaseKey) async throws -> [ZoneState] {
+    func sharedZones(_ database: DatabaseKey, after cursor: ZoneListCursor?, limit: Int) async throws -> [ZoneState] {
         let rows = try await query(
             """
-            SELECT z.id, z.name, z.seq, z.purged_seq, z.db_seq, z.deleted, z.shared, u.name AS owner_name
+            SELECT z.id, z.incarnation, z.name, z.seq, z.purged_seq, z.db_seq, z.deleted, z.shared, u.name AS owner_name
             FROM share_participants p JOIN zones z ON z.id = p.zone_id JOIN users u ON u.id = z.owner_id
             WHERE p.user_id = \(database.ownerID) AND p.container = \(database.container) AND NOT p.removed AND NOT z.deleted
-            ORDER BY z.name, u.name
+            AND (z.name, u.name) > (\(cursor?.zoneName ?? ""), \(cursor?.ownerName ?? ""))
+            ORDER BY z.name, u.name LIMIT \(limit)
             """, logger: logger)
         var zones: [ZoneState] = []
         for try await row in rows { zones.append(try Self.zoneState(row.makeRandomAccess())) }

@@ -8,10 +8,11 @@ extension PostgresStorage {
         do {
             return try await transaction { [logger] connection in
             let dbSeq = try await Self.bumpDatabase(connection, db, logger: logger)
+            let incarnation = ZoneIncarnation.random()
             let rows = try await connection.run(
                 """
-                INSERT INTO zones(container, scope, owner_id, name, seq, purged_seq, db_seq, deleted, created_at)
-                VALUES (\(db.container), \(db.scope.rawValue), \(db.ownerID), \(zone.zoneName), 0, 0, \(dbSeq), false, \(now))
+                INSERT INTO zones(container, scope, owner_id, name, seq, purged_seq, db_seq, deleted, created_at, incarnation)
+                VALUES (\(db.container), \(db.scope.rawValue), \(db.ownerID), \(zone.zoneName), 0, 0, \(dbSeq), false, \(now), \(incarnation))
                 ON CONFLICT (container, scope, owner_id, name) WHERE NOT deleted DO NOTHING RETURNING id
                 """, logger: logger)
             var createdID: Int64?
@@ -20,7 +21,7 @@ extension PostgresStorage {
                 // The zone existed: undo the database bump by rolling back.
                 throw ExistingZone(state: try await Self.liveZone(connection, zone, logger: logger, lock: false))
             }
-            let state = ZoneState(rowID: createdID, zoneName: zone.zoneName, seq: 0, purgedSeq: 0, databaseSeq: dbSeq)
+            let state = ZoneState(rowID: createdID, incarnation: incarnation, zoneName: zone.zoneName, seq: 0, purgedSeq: 0, databaseSeq: dbSeq)
             try await Self.notify(connection, ChangeEvent(zone: zone, state: state), logger: logger)
             return state
             }
@@ -34,13 +35,14 @@ extension PostgresStorage {
         try await connection { [logger] connection in try await Self.liveZone(connection, zone, logger: logger, lock: false) }
     }
 
-    package func listZones(_ database: DatabaseKey) async throws -> [ZoneState] {
-        if database.scope == .shared { return try await sharedZones(database) }
+    package func listZones(_ database: DatabaseKey, after cursor: ZoneListCursor?, limit: Int) async throws -> [ZoneState] {
+        if database.scope == .shared { return try await sharedZones(database, after: cursor, limit: limit) }
         let rows = try await query(
             """
-            SELECT id, name, seq, purged_seq, db_seq, deleted, shared FROM zones
+            SELECT id, incarnation, name, seq, purged_seq, db_seq, deleted, shared FROM zones
             WHERE container = \(database.container) AND scope = \(database.scope.rawValue) AND owner_id = \(database.ownerID) AND NOT deleted
-            ORDER BY name
+            AND name > \(cursor?.zoneName ?? "")
+            ORDER BY name LIMIT \(limit)
             """, logger: logger)
         var zones: [ZoneState] = []
         for try await row in rows { zones.append(try Self.zoneState(row.makeRandomAccess())) }
@@ -134,7 +136,7 @@ extension PostgresStorage {
     static func liveZone(_ connection: PostgresConnection, _ zone: ZoneKey, logger: Logger, lock: Bool) async throws -> ZoneState? {
         let db = zone.database
         let sql = """
-            SELECT id, name, seq, purged_seq, db_seq, deleted, shared FROM zones
+            SELECT id, incarnation, name, seq, purged_seq, db_seq, deleted, shared FROM zones
             WHERE container = $1 AND scope = $2 AND owner_id = $3 AND name = $4 AND NOT deleted
             """ + (lock ? " FOR UPDATE" : "")
         var binds = PostgresBindings()
@@ -165,7 +167,7 @@ extension PostgresStorage {
 
     static func zoneState(_ cells: PostgresRandomAccessRow) throws -> ZoneState {
         ZoneState(
-            rowID: try cells["id"].decode(Int64.self), zoneName: try cells["name"].decode(String.self),
+            rowID: try cells["id"].decode(Int64.self), incarnation: try cells["incarnation"].decode(Int64.self), zoneName: try cells["name"].decode(String.self),
             seq: try cells["seq"].decode(Int64.self), purgedSeq: try cells["purged_seq"].decode(Int64.self),
             databaseSeq: try cells["db_seq"].decode(Int64.self), deleted: try cells["deleted"].decode(Bool.self),
             shared: try cells["shared"].decode(Bool.self),

@@ -76,6 +76,7 @@ enum SQLiteSchema {
         registerShareHorizon(in: &migrator)
         registerShareInvitations(in: &migrator)
         registerConsole(in: &migrator)
+        registerZoneIncarnations(in: &migrator)
         return migrator
     }
 }

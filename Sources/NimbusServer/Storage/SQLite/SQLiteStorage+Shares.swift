@@ -221,16 +221,16 @@ extension SQLiteStorage {
     // MARK: The shared database
 
     /// The zones shared with the user a shared database key names, ordered by zone and owner name.
-    static func sharedZones(_ db: Database, _ database: DatabaseKey) throws -> [ZoneState] {
+    static func sharedZones(_ db: Database, _ database: DatabaseKey, after cursor: ZoneListCursor?, limit: Int) throws -> [ZoneState] {
         try Row.fetchAll(
             db,
             sql: """
                 SELECT z.*, u.name AS owner_name FROM share_participants p
                 JOIN zones z ON z.id = p.zone_id JOIN users u ON u.id = z.owner_id
-                WHERE p.user_id = ? AND p.container = ? AND p.removed = 0 AND z.deleted = 0
-                ORDER BY z.name, u.name
+                WHERE p.user_id = ? AND p.container = ? AND p.removed = 0 AND z.deleted = 0 AND (z.name, u.name) > (?, ?)
+                ORDER BY z.name, u.name LIMIT ?
                 """,
-            arguments: [database.ownerID, database.container]
+            arguments: [database.ownerID, database.container, cursor?.zoneName ?? "", cursor?.ownerName ?? "", limit]
         ).map { try zoneState($0) }
     }
 

@@ -7,10 +7,15 @@ extension SQLiteStorage {
         let (state, created) = try await pool.write { db -> (ZoneState, Bool) in
             if let existing = try Self.liveZone(db, zone) { return (existing, false) }
             let dbSeq = try Self.bumpDatabase(db, zone.database)
+            let incarnation = ZoneIncarnation.random()
             try db.execute(
-                sql: "INSERT INTO zones(container, scope, owner_id, name, seq, purged_seq, db_seq, deleted, created_at) VALUES (?, ?, ?, ?, 0, 0, ?, 0, ?)",
-                arguments: [zone.database.container, zone.database.scope.rawValue, zone.database.ownerID, zone.zoneName, dbSeq, now])
-            return (ZoneState(rowID: db.lastInsertedRowID, zoneName: zone.zoneName, seq: 0, purgedSeq: 0, databaseSeq: dbSeq), true)
+                sql: """
+                    INSERT INTO zones(container, scope, owner_id, name, seq, purged_seq, db_seq, deleted, created_at, incarnation)
+                    VALUES (?, ?, ?, ?, 0, 0, ?, 0, ?, ?)
+                    """,
+                arguments: [zone.database.container, zone.database.scope.rawValue, zone.database.ownerID, zone.zoneName, dbSeq, now, incarnation])
+            return (ZoneState(
+                rowID: db.lastInsertedRowID, incarnation: incarnation, zoneName: zone.zoneName, seq: 0, purgedSeq: 0, databaseSeq: dbSeq), true)
         }
         if created { changeFeed.deliver(ChangeEvent(zone: zone, state: state)) }
         return state
@@ -20,12 +25,16 @@ extension SQLiteStorage {
         try await pool.read { db in try Self.liveZone(db, zone) }
     }
 
-    package func listZones(_ database: DatabaseKey) async throws -> [ZoneState] {
+    package func listZones(_ database: DatabaseKey, after cursor: ZoneListCursor?, limit: Int) async throws -> [ZoneState] {
         try await pool.read { db in
-            if database.scope == .shared { return try Self.sharedZones(db, database) }
+            if database.scope == .shared { return try Self.sharedZones(db, database, after: cursor, limit: limit) }
             return try Row.fetchAll(
-                db, sql: "SELECT * FROM zones WHERE container = ? AND scope = ? AND owner_id = ? AND deleted = 0 ORDER BY name",
-                arguments: [database.container, database.scope.rawValue, database.ownerID]
+                db,
+                sql: """
+                    SELECT * FROM zones WHERE container = ? AND scope = ? AND owner_id = ? AND deleted = 0 AND name > ?
+                    ORDER BY name LIMIT ?
+                    """,
+                arguments: [database.container, database.scope.rawValue, database.ownerID, cursor?.zoneName ?? "", limit]
             ).map { try Self.zoneState($0) }
         }
     }
@@ -111,7 +120,7 @@ extension SQLiteStorage {
 
     static func zoneState(_ row: Row) throws -> ZoneState {
         ZoneState(
-            rowID: try row.stored("id", in: "zones"), zoneName: try row.stored("name", in: "zones"), seq: try row.stored("seq", in: "zones"),
+            rowID: try row.stored("id", in: "zones"), incarnation: try row.stored("incarnation", in: "zones"), zoneName: try row.stored("name", in: "zones"), seq: try row.stored("seq", in: "zones"),
             purgedSeq: try row.stored("purged_seq", in: "zones"), databaseSeq: try row.stored("db_seq", in: "zones"),
             deleted: try row.stored("deleted", in: "zones") as Bool, shared: try row.stored("shared", in: "zones") as Bool,
             ownerName: try row.storedIfPresent("owner_name", in: "users"))
