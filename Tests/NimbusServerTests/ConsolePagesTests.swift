@@ -162,7 +162,7 @@ struct ConsolePagesTests {
         #expect(alicePage.text.contains("alice-device"))
         #expect(alicePage.text.contains(">notes</a>"))
         let shares = try await admin.get("/console/shares")
-        #expect(shares.text.contains("bob: readWrite, active"))
+        #expect(shares.text.contains("bob: readWrite, invited"))
         let requests = try await admin.get("/console/requests?user=alice")
         #expect(requests.text.contains("/records/modify"))
         #expect(requests.text.contains("alice/alice-device"))

@@ -65,7 +65,8 @@ struct ZoneListingTests {
         for owner in [alice, carol] {
             for name in ["trip", "notes", "zoo"] {
                 try await owner.createZone(name)
-                try await owner.shareOK(name, ["bob": .readOnly])
+                let share = try await owner.shareOK(name, ["bob": .readOnly])
+                _ = try await bob.acceptOK(share.url)   // (access starts once accepted: server-0025)
             }
         }
         let expected = [("notes", "alice"), ("notes", "carol"), ("trip", "alice"), ("trip", "carol"), ("zoo", "alice"), ("zoo", "carol")]
