@@ -20,6 +20,14 @@ struct SharingCLITests {
         return objects.compactMap { $0["title"] as? String }.sorted()
     }
 
+    @Test("nimbus demo --sharing plays the sharing story and exits 0")
+    func demo() throws {
+        let result = try SyncServer.run(["demo", "--sharing"])
+        #expect(result.status == 0, "\(result.output)\n\(result.error)")
+        #expect(result.output.contains("alan: renaming the list is refused"))
+        #expect(result.output.contains("alan's copy: gone"))
+    }
+
     @Test("Ada shares a list with Grace (read-write, two devices) and Alan (read-only); Alan's edit is refused; removed, his copy goes")
     func threeUsers() async throws {
         let server = try await SyncServer(devices: 1, user: "ada", otherUsers: ["grace", "alan"])
