@@ -41,18 +41,30 @@ extension CloudContainer {
             throw CloudError(.invalidConfiguration, "objects of a shared store are already shared; only the owner shares them further")
         }
         let transport = try httpTransport(of: mirror)
-        let zoneID = existingShare.map { ZoneID(zoneName: $0.zoneID.zoneName) }
+        // Objects already in one of this user's share zones (a share() that failed half-way,
+        // or sharing them again) complete that zone's share rather than making another.
+        let current = try mirror.store.readTransaction { db in
+            Set(try ids.map { try Placement.zone(entity: $0.entity.entityNumber, primaryKey: $0.primaryKey, db) })
+        }
+        let resumed = current.count == 1 ? current.first.flatMap { $0 }.flatMap { key in
+            key.hasPrefix("/") ? ZoneID(zoneName: String(key.dropFirst())) : nil
+        } : nil
+        let zoneID = existingShare.map { ZoneID(zoneName: $0.zoneID.zoneName) } ?? resumed
             ?? ZoneID(zoneName: ZoneDirectory.shareZonePrefix + UUID().uuidString.lowercased())
         try await transport.createZone(zoneID)
         // Between syncs: a sync running now finishes first, and none starts until the objects
         // are in their zone (the zone is known before any object is placed in it).
         let graph = try await engine.exclusively {
-            let graph = try await self.reachable(from: ids, mirror: mirror)
+            let graph = try await self.reachable(from: ids, into: .other(zoneID), mirror: mirror)
             try mirror.store.writeTransaction { db in try Placement.addZone(zoneID, permission: .readWrite, shareID: nil, db) }
             try self.move(graph, to: .other(zoneID), mirror: mirror)
             return graph
         }
-        let request = existingShare?.saveRequest ?? SaveShareRequest(participants: [])
+        var request = existingShare?.saveRequest ?? SaveShareRequest(participants: [])
+        if existingShare == nil, resumed != nil, let kept = try await transport.fetchShare(zone: zoneID) {
+            // Sharing again: the share keeps its participants.
+            request = CloudShare(kept, serverURL: mirror.options.serverURL, isOwner: true).saveRequest
+        }
         let saved = try await transport.saveShare(zone: zoneID, request: request)
         try mirror.store.writeTransaction { db in
             try Placement.addZone(zoneID, permission: .readWrite, shareID: saved.shareID, db)
@@ -238,12 +250,14 @@ extension CloudContainer {
         return transport
     }
 
-    /// Every object reachable from `ids` through relationships, in the default zone (objects
-    /// already in another zone stay there: a link to them stays on the owner's devices).
-    private func reachable(from ids: [ManagedObjectID], mirror: StoreMirror) async throws -> [ManagedObjectID] {
+    /// Every object reachable from `ids` through relationships, in the default zone or
+    /// already in `lane` (objects in another zone stay there, and are not followed: a link to
+    /// them stays on the owner's devices).
+    private func reachable(from ids: [ManagedObjectID], into lane: ZoneLane, mirror: StoreMirror) async throws -> [ManagedObjectID] {
         let context = mirror.exportContext
         let placed = try mirror.store.readTransaction { db in
-            try Row.fetchAll(db, sql: "SELECT ZENTITY, ZPK FROM ANIMBUSCLOUDPLACEMENT").map { ObjectKey(entity: $0[0], primaryKey: $0[1]) }
+            try Row.fetchAll(db, sql: "SELECT ZENTITY, ZPK FROM ANIMBUSCLOUDPLACEMENT WHERE ZZONE != ?", arguments: [lane.key])
+                .map { ObjectKey(entity: $0[0], primaryKey: $0[1]) }
         }
         let elsewhere = Set(placed)
         return try await context.perform {
@@ -276,6 +290,8 @@ extension CloudContainer {
             let now = try mirror.now(db)
             for id in ids {
                 let key = ObjectKey(id)
+                // Already there (a share made again): nothing to move.
+                if try Placement.zone(entity: key.entity, primaryKey: key.primaryKey, db) == lane.key { continue }
                 let stamp = HLCStamp(time: clock.tick(at: now), device: mirror.deviceID)
                 if let row = try SyncMetadata.record(entity: key.entity, primaryKey: key.primaryKey, db) {
                     if row.changeTag != nil {

@@ -65,6 +65,25 @@ struct OwnerSharingTests {
         #expect(again.records.filter { $0.recordType == "CD_Item" }.count == 3)
     }
 
+    @Test("sharing the same objects again (or after a share() that failed half-way) completes the same share")
+    func shareAgain() async throws {
+        let server = try await SyncServer(user: "ada", otherUsers: ["grace"])
+        defer { server.stop() }
+        let phone = try SharingModel.Device(server, token: server.tokens[0])
+        let listID = try await phone.makeList("Trip", items: ["tent", "stove"])
+        var first = try await phone.container.share(objectIDs: [listID]).share
+        first.participants = [ShareParticipant(userName: "grace", permission: .readOnly)]
+        first = try await phone.container.persistUpdatedShare(first, in: phone.privateStore)
+        let (ids, again) = try await phone.container.share(objectIDs: [listID])
+        #expect(again.shareID == first.shareID)
+        #expect(again.zoneID == first.zoneID)
+        #expect(ids.count == 3)
+        #expect(again.participants.map(\.userName) == ["grace"])
+        let transport = HTTPTransport(options: CloudContainerOptions(serverURL: server.url, containerIdentifier: "lists", token: server.tokens[0]))
+        let zones = try await transport.listZones().map(\.zoneID.zoneName).filter { $0.hasPrefix("com.nimbus.share.") }
+        #expect(zones == [first.zoneID.zoneName])
+    }
+
     @Test("a link from a shared item to a private tag stays on the owner's device; the item's record carries no reference")
     func linkToPrivateObjectStaysPrivate() async throws {
         let server = try await SyncServer()
