@@ -69,9 +69,6 @@ struct Importer: Sendable {
                 break
             }
         }
-        // (Parked and quarantined records are kept without their zone: only the default
-        // zone's import settles them; decision 0070.)
-        guard lane == nil else { return outcome }
         outcome.deleted += try await settleDanglingReferences()
         // Something changed: records set aside earlier may apply now (a uniqueness conflict
         // resolved, a deletion a rule refused, the record a membership waited for).
@@ -92,13 +89,13 @@ struct Importer: Sendable {
     /// device, so replicas agree instead of waiting forever. Returns the objects removed.
     func settleDanglingReferences() async throws -> Int {
         let waiting = try mirror.store.readTransaction { db in
-            try String.fetchAll(db, sql: "SELECT DISTINCT ZWAITINGFOR FROM ANIMBUSCLOUDPARKED ORDER BY ZWAITINGFOR")
+            try String.fetchAll(db, sql: "SELECT DISTINCT ZWAITINGFOR FROM ANIMBUSCLOUDPARKED \(lane.map { "WHERE " + $0.zoneColumnSQL } ?? "") ORDER BY ZWAITINGFOR")
         }
         guard !waiting.isEmpty else { return 0 }
         var gone: [String] = []
         for start in stride(from: 0, to: waiting.count, by: LookupRecordsRequest.maximumNames) {
             let names = Array(waiting[start..<min(start + LookupRecordsRequest.maximumNames, waiting.count)])
-            for result in try await mirror.transport.lookup(names, in: mirror.zoneID) {
+            for result in try await mirror.transport.lookup(names, in: zone.zoneID) {
                 if result.record == nil, result.error?.code == .unknownItem || result.error == nil { gone.append(result.recordName) }
             }
         }
@@ -111,7 +108,8 @@ struct Importer: Sendable {
     /// Tries the quarantined records and deletions again; returns how many stay set aside.
     @discardableResult
     func retryQuarantined() async throws -> Int {
-        let (records, deletions) = try mirror.store.readTransaction { db in try Quarantine.pending(db) }
+        let filter = lane?.zoneColumnSQL
+        let (records, deletions) = try mirror.store.readTransaction { db in try Quarantine.pending(zone: filter, db) }
         if records.isEmpty && deletions.isEmpty { return 0 }
         let stamp = HLCStamp(time: 0, device: "")
         let stats = try await applyIsolating(records, deletions: deletions.map { DeletedRecord(recordName: $0, stamp: stamp) }, token: nil)
@@ -135,7 +133,7 @@ struct Importer: Sendable {
             do {
                 stats += try await apply([record], deletions: [], token: nil, recordSeen: recordSeen)
             } catch let error where Self.isRecordFault(error) {
-                try mirror.store.writeTransaction { db in try Quarantine.add(record, reason: Self.reason(error), db) }
+                try mirror.store.writeTransaction { db in try Quarantine.add(record, reason: Self.reason(error), zone: lane?.key, db) }
                 mirror.log.notice("record \(record.recordName) (\(record.recordType)) set aside: \(Self.reason(error))")
                 stats.quarantined += 1
             }
@@ -144,7 +142,7 @@ struct Importer: Sendable {
             do {
                 stats += try await apply([], deletions: [deletion], token: nil)
             } catch let error where Self.isRecordFault(error) {
-                try mirror.store.writeTransaction { db in try Quarantine.addDeletion(deletion.recordName, reason: Self.reason(error), db) }
+                try mirror.store.writeTransaction { db in try Quarantine.addDeletion(deletion.recordName, reason: Self.reason(error), zone: lane?.key, db) }
                 mirror.log.notice("deletion of \(deletion.recordName) set aside: \(Self.reason(error))")
                 stats.quarantined += 1
             }

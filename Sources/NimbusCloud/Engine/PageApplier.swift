@@ -459,10 +459,10 @@ struct PageApplier {
                 try db.execute(sql: "DELETE FROM ANIMBUSCLOUDDELETION WHERE ZRECORDNAME = ?", arguments: [name])
             }
             for name in unparkedNames { try db.execute(sql: "DELETE FROM ANIMBUSCLOUDPARKED WHERE ZRECORDNAME = ?", arguments: [name]) }
-            for (record, waiting) in parkedList { try ParkedRecords.park(record, waitingFor: waiting, db) }
+            for (record, waiting) in parkedList { try ParkedRecords.park(record, waitingFor: waiting, zone: lane?.key, db) }
             for name in conflictNames { try Conflicts.record(name, db) }
             try Quarantine.remove(settledNames, db)
-            for (record, reason) in setAside { try Quarantine.add(record, reason: reason, db) }
+            for (record, reason) in setAside { try Quarantine.add(record, reason: reason, zone: lane?.key, db) }
             if let token { try (lane ?? .defaultZone(mirror.zoneID)).setToken(token, db) }
             _ = captureCursorCheck
         }

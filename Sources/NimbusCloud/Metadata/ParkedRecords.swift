@@ -6,9 +6,9 @@ import NimbusWire
 /// Records that arrived before a record they refer to, kept whole in the store file until
 /// that record (or its deletion) arrives.
 enum ParkedRecords {
-    static func park(_ record: Record, waitingFor name: String, _ db: Database) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDPARKED (ZRECORDNAME, ZWAITINGFOR, ZRECORD) VALUES (?, ?, ?)",
-                       arguments: [record.recordName, name, try WireJSONWriter.encode(record)])
+    static func park(_ record: Record, waitingFor name: String, zone: String? = nil, _ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDPARKED (ZRECORDNAME, ZWAITINGFOR, ZRECORD, ZZONE) VALUES (?, ?, ?, ?)",
+                       arguments: [record.recordName, name, try WireJSONWriter.encode(record), zone])
     }
 
     /// Parked records waiting for any of `names`.

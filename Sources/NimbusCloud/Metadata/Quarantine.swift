@@ -36,21 +36,21 @@ enum Quarantine {
     }
 
     /// Sets a record aside (again: its reason is updated and its retries counted).
-    static func add(_ record: Record, reason: String, _ db: Database) throws {
+    static func add(_ record: Record, reason: String, zone: String? = nil, _ db: Database) throws {
         try db.execute(sql: """
-            INSERT INTO ANIMBUSCLOUDQUARANTINE (ZRECORDNAME, ZRECORDTYPE, ZREASON, ZRECORD, ZFIRSTSEEN) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO ANIMBUSCLOUDQUARANTINE (ZRECORDNAME, ZRECORDTYPE, ZREASON, ZRECORD, ZFIRSTSEEN, ZZONE) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (ZRECORDNAME) DO UPDATE SET ZREASON = excluded.ZREASON, ZRECORD = excluded.ZRECORD,
                 ZRECORDTYPE = excluded.ZRECORDTYPE, ZRETRIES = ZRETRIES + 1
-            """, arguments: [record.recordName, record.recordType, reason, try WireJSONWriter.encode(record), Date().timeIntervalSince1970])
+            """, arguments: [record.recordName, record.recordType, reason, try WireJSONWriter.encode(record), Date().timeIntervalSince1970, zone])
     }
 
     /// Sets a deletion aside.
-    static func addDeletion(_ name: String, reason: String, _ db: Database) throws {
+    static func addDeletion(_ name: String, reason: String, zone: String? = nil, _ db: Database) throws {
         try db.execute(sql: """
-            INSERT INTO ANIMBUSCLOUDQUARANTINE (ZRECORDNAME, ZRECORDTYPE, ZREASON, ZRECORD, ZFIRSTSEEN) VALUES (?, ?, ?, NULL, ?)
+            INSERT INTO ANIMBUSCLOUDQUARANTINE (ZRECORDNAME, ZRECORDTYPE, ZREASON, ZRECORD, ZFIRSTSEEN, ZZONE) VALUES (?, ?, ?, NULL, ?, ?)
             ON CONFLICT (ZRECORDNAME) DO UPDATE SET ZREASON = excluded.ZREASON, ZRECORD = NULL,
                 ZRECORDTYPE = excluded.ZRECORDTYPE, ZRETRIES = ZRETRIES + 1
-            """, arguments: [name, deletionType, reason, Date().timeIntervalSince1970])
+            """, arguments: [name, deletionType, reason, Date().timeIntervalSince1970, zone])
     }
 
     static func remove(_ names: some Sequence<String>, _ db: Database) throws {
@@ -73,10 +73,12 @@ enum Quarantine {
     }
 
     /// What to try again: the records, and the names of the deletions.
-    static func pending(_ db: Database) throws -> (records: [Record], deletions: [String]) {
+    /// - Parameter zone: Only those from this zone (`ZoneLane/zoneColumnSQL`); `nil`: all.
+    static func pending(zone: String? = nil, _ db: Database) throws -> (records: [Record], deletions: [String]) {
         var records: [Record] = []
         var deletions: [String] = []
-        for row in try Row.fetchAll(db, sql: "SELECT ZRECORDNAME, ZRECORD FROM ANIMBUSCLOUDQUARANTINE ORDER BY ZFIRSTSEEN, ZRECORDNAME") {
+        let filter = zone.map { "WHERE " + $0 } ?? ""
+        for row in try Row.fetchAll(db, sql: "SELECT ZRECORDNAME, ZRECORD FROM ANIMBUSCLOUDQUARANTINE \(filter) ORDER BY ZFIRSTSEEN, ZRECORDNAME") {
             if let data = row[1] as Data? { records.append(try WireCoding.record(from: data)) } else { deletions.append(row[0]) }
         }
         return (records, deletions)

@@ -10,7 +10,8 @@ import NimbusWire
 /// - `ANIMBUSCLOUDPLACEMENT`: per object not in the default zone, its zone's key. The table is
 ///   empty in a store that never shared, so every query of the default zone costs what it
 ///   did before sharing existed.
-/// - `ANIMBUSCLOUDDELETION.ZZONE`: the zone a pending deletion goes to (`NULL`: the default).
+/// - `ANIMBUSCLOUDDELETION.ZZONE`: the zone a pending deletion goes to (`NULL`: the default);
+///   `ANIMBUSCLOUDPARKED.ZZONE` and `ANIMBUSCLOUDQUARANTINE.ZZONE`: the zone a record came from.
 enum Placement {
     static func prepare(_ db: Database) throws {
         try db.execute(sql: """
@@ -20,9 +21,10 @@ enum Placement {
                 PRIMARY KEY (ZENTITY, ZPK));
             CREATE INDEX IF NOT EXISTS ANIMBUSCLOUDPLACEMENT_ZONE ON ANIMBUSCLOUDPLACEMENT (ZZONE);
             """)
-        let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(ANIMBUSCLOUDDELETION)").map { $0["name"] as String }
-        if !columns.contains("ZZONE") {
-            try db.execute(sql: "ALTER TABLE ANIMBUSCLOUDDELETION ADD COLUMN ZZONE TEXT")
+        // Deletions, parked and quarantined records name their zone (NULL: the default one).
+        for table in ["ANIMBUSCLOUDDELETION", "ANIMBUSCLOUDPARKED", "ANIMBUSCLOUDQUARANTINE"] {
+            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table))").map { $0["name"] as String }
+            if !columns.contains("ZZONE") { try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN ZZONE TEXT") }
         }
     }
 
@@ -80,6 +82,8 @@ enum Placement {
     /// Forgets a zone and the placement of its objects (their rows are the caller's).
     static func removeZone(key: String, _ db: Database) throws {
         try db.execute(sql: "DELETE FROM ANIMBUSCLOUDZONE WHERE ZKEY = ?", arguments: [key])
+        try db.execute(sql: "DELETE FROM ANIMBUSCLOUDPARKED WHERE ZZONE = ?", arguments: [key])
+        try db.execute(sql: "DELETE FROM ANIMBUSCLOUDQUARANTINE WHERE ZZONE = ?", arguments: [key])
         try db.execute(sql: "DELETE FROM ANIMBUSCLOUDPLACEMENT WHERE ZZONE = ?", arguments: [key])
         try db.execute(sql: "DELETE FROM ANIMBUSCLOUDDELETION WHERE ZZONE = ?", arguments: [key])
     }

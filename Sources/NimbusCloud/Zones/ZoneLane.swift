@@ -57,6 +57,11 @@ struct ZoneLane: Sendable, Hashable, CustomStringConvertible {
         try db.execute(sql: "UPDATE ANIMBUSCLOUDZONE SET ZREFETCHING = ? WHERE ZKEY = ?", arguments: [refetching, key])
     }
 
+    /// SQL that holds for the rows of a table with a `ZZONE` column that belong to this zone.
+    var zoneColumnSQL: String {
+        key.map { "ZZONE = '\($0.replacingOccurrences(of: "'", with: "''"))'" } ?? "ZZONE IS NULL"
+    }
+
     // MARK: Membership
 
     /// SQL that holds for the objects of this zone, given the entity and key columns of a

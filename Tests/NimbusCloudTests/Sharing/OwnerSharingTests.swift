@@ -158,3 +158,42 @@ struct OwnerSharingTests {
         #expect(refused?.message.contains("another store") == true)
     }
 }
+
+@Suite("Sharing: bad records in a shared zone", .serialized)
+struct SharedZoneBadRecordTests {
+    @Test("a record of an unknown type is set aside, and one referring to a record that never comes is settled, in the shared zone's own import")
+    func badRecords() async throws {
+        let server = try await SyncServer(user: "ada", otherUsers: ["grace"])
+        defer { server.stop() }
+        let ada = try SharingModel.Device(server, token: server.tokens[0])
+        let grace = try SharingModel.Device(server, token: server.otherTokens["grace"]!)
+        let listID = try await ada.makeList("Groceries", items: ["milk"])
+        var share = try await ada.container.share(objectIDs: [listID]).share
+        share.participants = [ShareParticipant(userName: "grace", permission: .readWrite)]
+        share = try await ada.container.persistUpdatedShare(share, in: ada.privateStore)
+        // Another client of Ada's writes two bad records into the share's zone.
+        let transport = HTTPTransport(options: CloudContainerOptions(serverURL: server.url, containerIdentifier: "lists", token: server.tokens[0]))
+        let stamp = HLCStamp(time: Int64(Date().timeIntervalSince1970 * 1000) << 16, device: "other-client")
+        let gadget = Record(recordName: "gadget-1", recordType: "CD_Gadget", fields: ["CD_entityName": Field(.string("Gadget"), stamp: stamp), "CD_name": Field(.string("?"), stamp: stamp)])
+        let orphan = Record(recordName: "orphan-1", recordType: "CD_Item",
+                            fields: ["CD_entityName": Field(.string("Item"), stamp: stamp), "CD_title": Field(.string("orphan"), stamp: stamp), "CD_list": Field(.string("no-such-record"), stamp: stamp)])
+        let response = try await transport.modify(ModifyRecordsRequest(saves: [gadget, orphan], savePolicy: .allKeys), in: share.zoneID)
+        #expect(response.results.allSatisfy { $0.status == .saved })
+        try await grace.container.acceptShareInvitations(from: [try #require(share.url)], into: grace.sharedStore)
+        try await grace.container.syncNow()
+        #expect(try await grace.items(of: "Groceries") == ["milk"])
+        let quarantined = try grace.container.quarantinedRecords()
+        let status = try grace.container.syncStatus()
+        #expect(quarantined.map(\.recordName) == ["gadget-1"], "\(quarantined) \(status)")
+        // The orphan waited for its list, which the zone does not have: settled as if the list
+        // had been deleted, so it follows the list's cascade rule (the same on every device).
+        let context = grace.container.newBackgroundContext()
+        let orphanList = try await context.perform {
+            var request = FetchRequest<ManagedObject>(entityName: "Item")
+            request.predicate = try QueryPredicate(format: "title == 'orphan'", argumentArray: [])
+            return try context.fetch(request).map { $0.value(forKey: "list") == nil }
+        }
+        #expect(orphanList.isEmpty)
+        #expect(try grace.container.syncStatus().reduce(0) { $0 + $1.parkedRecords } == 0)
+    }
+}
