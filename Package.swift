@@ -109,7 +109,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting", "DurabilityWorker", "ConfinementWorker"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting", "DurabilityWorker", "ConfinementWorker",
+                                                   .product(name: "Logging", package: "swift-log")], resources: [.copy("Fixtures")]),
         // A process that saves in a loop until killed, for the crash-durability test.
         .executableTarget(name: "DurabilityWorker", dependencies: ["Nimbus", "NimbusTesting"], path: "Tests/DurabilityWorker"),
         // A process that uses a context off its queue, for the queue-confinement tests.

@@ -57,13 +57,16 @@ public final class PersistentStoreCoordinator: Sendable {
             store.database.close()
             throw error
         }
+        watchRemoteChanges(of: store)
         if posting { postStoresDidChange(added: [store], removed: []) }
         return store
     }
 
     /// Opens the store a description names, not yet added.
     private func openStore(with givenDescription: PersistentStoreDescription) throws -> PersistentStore {
-        var description = try givenDescription.applyingOptions()
+        let (resolved, warnings) = try givenDescription.resolvingOptions()
+        StoreOptionWarning.reportOnce(warnings, to: StoreOptionWarning.logger)
+        var description = resolved
         if description.configuration == nil, description.type == .sqlite, let url = description.url,
            let existing = try StoreInspector.inspect(path: url.path) {
             description.configuration = existing.storedConfiguration(model: managedObjectModel, path: url.path)
@@ -123,6 +126,7 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         rowCache.removeAll()
         for store in old { store.database.close() }
+        for store in opened { watchRemoteChanges(of: store) }
         postStoresDidChange(added: opened, removed: old)
         return opened
     }

@@ -1,0 +1,88 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Nimbus
+import NimbusTesting
+
+/// Issue 28, item 1: a store added with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`
+/// posts a remote change, with the history token, when another coordinator commits to it;
+/// its own coordinator's saves do not count.
+@Suite("Remote change notifications")
+struct RemoteChangeTests {
+    /// Two coordinators on one file: `watcher` asks for remote changes, `writer` saves.
+    private struct TwoCoordinators {
+        let folder: TemporaryDirectory
+        let watcher: PersistentStoreCoordinator
+        let watchedStore: PersistentStore
+        let writer: PersistentStoreCoordinator
+
+        init() throws {
+            folder = try TemporaryDirectory()
+            let model = try PostsModel.make()
+            watcher = PersistentStoreCoordinator(managedObjectModel: model)
+            var description = PersistentStoreDescription(url: folder.file("Posts.sqlite"))
+            description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
+            description.setOption(true as NSNumber, forKey: NSPersistentStoreRemoteChangeNotificationPostOptionKey)
+            watchedStore = try watcher.addPersistentStore(with: description)
+            writer = PersistentStoreCoordinator(managedObjectModel: model)
+            var other = PersistentStoreDescription(url: folder.file("Posts.sqlite"))
+            other.persistentHistoryTracking = true
+            try writer.addPersistentStore(with: other)
+        }
+
+        /// Saves one tag through `coordinator`; returns the transaction number it wrote.
+        func save(_ name: String, through coordinator: PersistentStoreCoordinator) throws -> Int64 {
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+            return try context.performAndWait { () throws in
+                _ = try context.insert("Tag", ["name": name])
+                try context.save()
+                return try context.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions.last!.transactionNumber
+            }
+        }
+    }
+
+    @Test("another coordinator's save posts NSPersistentStoreRemoteChange with its history token, as a notification and in remoteChanges()")
+    func anotherCoordinatorsSave() async throws {
+        let stack = try TwoCoordinators()
+        let changes = stack.watcher.remoteChanges()
+        let posted = Mutex<[Notification]>([])
+        let observer = NotificationCenter.default.addObserver(forName: .NSPersistentStoreRemoteChange, object: stack.watcher, queue: nil) { note in
+            posted.withLock { $0.append(note) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+
+        var latencies: [Duration] = []
+        var iterator = changes.makeAsyncIterator()
+        for round in 0..<10 {
+            let number = try stack.save("t\(round)", through: stack.writer)
+            let saved = ContinuousClock.now
+            // Commits within one poll may share a notification: wait for the one that covers this save.
+            while true {
+                let change = try #require(await iterator.next())
+                #expect(change.storeIdentifier == stack.watchedStore.identifier)
+                #expect(change.storeURL == stack.watchedStore.url)
+                if let token = change.historyToken, token.transactionNumber >= number { break }
+            }
+            latencies.append(ContinuousClock.now - saved)
+        }
+        let note = try #require(posted.withLock { $0.last })
+        #expect(note.userInfo?[NSStoreUUIDKey] as? String == stack.watchedStore.identifier)
+        #expect((note.userInfo?[NSPersistentHistoryTokenKey] as? PersistentHistoryToken)?.storeIdentifier == stack.watchedStore.identifier)
+        let sorted = latencies.sorted()
+        print("remote change latency over \(sorted.count) saves: median \(sorted[sorted.count / 2]), max \(sorted.last!)")
+    }
+
+    @Test("the watched coordinator's own saves do not change what the watch reads; another coordinator's do")
+    func ownSavesAreNotRemote() throws {
+        let stack = try TwoCoordinators()
+        let before = try stack.watchedStore.database.remoteState()
+        let own = try stack.save("mine", through: stack.watcher)
+        let afterOwn = try stack.watchedStore.database.remoteState()
+        #expect(afterOwn.version == before.version)
+        #expect(afterOwn.token?.transactionNumber == own)
+        let theirs = try stack.save("theirs", through: stack.writer)
+        let afterTheirs = try stack.watchedStore.database.remoteState()
+        #expect(afterTheirs.version != before.version)
+        #expect(afterTheirs.token == PersistentHistoryToken(storeIdentifier: stack.watchedStore.identifier, transactionNumber: theirs))
+    }
+}
