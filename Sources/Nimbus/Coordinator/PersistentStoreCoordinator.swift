@@ -219,7 +219,7 @@ public final class PersistentStoreCoordinator: Sendable {
 
     func snapshot(for id: ManagedObjectID, context: ManagedObjectContext) throws -> RowSnapshot? {
         let pinned = context.isPinned
-        if !pinned, let cached = rowCache.snapshot(for: id) { return cached }
+        if !pinned, let cached = rowCache.snapshot(for: id, maximumAge: context.stalenessInterval) { return cached }
         let store = try store(for: id)
         guard let snapshot = try context.read(store, { db in try store.database.snapshot(for: id, db) }) else { return nil }
         if !pinned { rowCache.store(snapshot, for: id) }

@@ -139,6 +139,7 @@ extension PredicateEvaluator {
     func function(_ name: String, _ arguments: [PredicateOperand]) throws -> PredicateOperand {
         try Self.checkArity(name, arguments.count)
         switch name {
+        case "noindex:", "indexed:by:": return arguments[0]   // index hints: the value itself
         case "now": return .value(.date(Date()))
         case "count:": return .value(.integer(Int64(arguments.flatMap(Self.elements).count)))
         case "sum:", "average:", "min:", "max:":
