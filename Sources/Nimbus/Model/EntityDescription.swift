@@ -89,6 +89,8 @@ public final class EntityDescription: @unchecked Sendable {
     /// For entities of a ``ManagedEntityClass``: the property index of each of the class's
     /// slots (its typed accessors read through it; see `ManagedObject+TypedStorage.swift`).
     @usableFromInline @exclusivity(unchecked) var typedSlots: [Int] = []
+    /// The entity's derived attributes, parsed (see ``AttributeDescription/derivationExpression``).
+    @exclusivity(unchecked) var derivedAttributes: [DerivedAttribute] = []
 
     /// Whether the entity has relationships (so its values can refer to other objects).
     var hasRelationships: Bool { !toOneIndexes.isEmpty || !toManyIndexes.isEmpty }

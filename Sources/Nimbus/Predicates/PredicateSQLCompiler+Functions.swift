@@ -42,8 +42,11 @@ extension PredicateSQLCompiler {
                     : name == "average:" ? .double : value.type
                 return .scalar(Scalar(sql: sql, kind: name == "count:" ? .number : value.kind, type: type))
             }
-        case "lowercase:", "uppercase:", "length:":
+        case "lowercase:", "uppercase:", "length:", "canonical:":
             let value = try typed(&operands[0], .string, context)
+            if name == "canonical:" {
+                return .scalar(Scalar(sql: "\(SQLFunctions.fold)(" + value.sql + ", 3)", kind: .string, type: .string))
+            }
             if name == "length:" { return .scalar(Scalar(sql: "length(" + value.sql + ")", kind: .number, type: .integer64)) }
             let function = name == "lowercase:" ? SQLFunctions.lower : SQLFunctions.upper
             return .scalar(Scalar(sql: "\(function)(" + value.sql + ")", kind: .string, type: .string))
