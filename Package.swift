@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         // The @Managed macro (issue 13); 603 is the release made for Swift 6.3.
         .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
+        // `swift package generate-documentation` for the DocC catalogs (issue 28; CI builds them without warnings).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The object graph: model, objects, contexts, coordinator, stores, fetching.

@@ -25,7 +25,7 @@ struct FetchedPropertyTests {
             let ada = try context.insert("Person", ["name": "Ada", "email": "ada@example.com"])
             let grace = try context.insert("Person", ["name": "Grace", "email": "grace@example.com"])
             for (title, author, draft) in [("a", ada, false), ("b", ada, true), ("c", grace, false)] {
-                let post = try context.insert("Post", ["title": title, "isDraft": draft])
+                let post = try context.insert("Post", ["title": title, "isDraft": draft, "identifier": UUID()])
                 post.setValue(author, forKey: "author")
             }
             try context.save()
