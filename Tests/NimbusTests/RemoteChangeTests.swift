@@ -45,9 +45,10 @@ struct RemoteChangeTests {
     func anotherCoordinatorsSave() async throws {
         let stack = try TwoCoordinators()
         let changes = stack.watcher.remoteChanges()
-        let posted = Mutex<[Notification]>([])
+        let posted = Mutex<[(store: String?, token: PersistentHistoryToken?)]>([])
         let observer = NotificationCenter.default.addObserver(forName: .NSPersistentStoreRemoteChange, object: stack.watcher, queue: nil) { note in
-            posted.withLock { $0.append(note) }
+            let entry = (note.userInfo?[NSStoreUUIDKey] as? String, note.userInfo?[NSPersistentHistoryTokenKey] as? PersistentHistoryToken)
+            posted.withLock { $0.append(entry) }
         }
         defer { NotificationCenter.default.removeObserver(observer) }
 
@@ -66,8 +67,8 @@ struct RemoteChangeTests {
             latencies.append(ContinuousClock.now - saved)
         }
         let note = try #require(posted.withLock { $0.last })
-        #expect(note.userInfo?[NSStoreUUIDKey] as? String == stack.watchedStore.identifier)
-        #expect((note.userInfo?[NSPersistentHistoryTokenKey] as? PersistentHistoryToken)?.storeIdentifier == stack.watchedStore.identifier)
+        #expect(note.store == stack.watchedStore.identifier)
+        #expect(note.token?.storeIdentifier == stack.watchedStore.identifier)
         let sorted = latencies.sorted()
         print("remote change latency over \(sorted.count) saves: median \(sorted[sorted.count / 2]), max \(sorted.last!)")
     }
