@@ -112,8 +112,7 @@ final class RecordingLogHandler: LogHandler, @unchecked Sendable {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
-        lock.withLock { $0.append((level, message.description)) }
+    func log(event: LogEvent) {
+        lock.withLock { $0.append((event.level, event.message.description)) }
     }
 }

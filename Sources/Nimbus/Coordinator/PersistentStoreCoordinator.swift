@@ -103,7 +103,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// let added = try coordinator.swapPersistentStores(removing: [localStore], adding: [accountDescription])
     /// ```
     /// - Throws: ``NimbusError`` with ``NimbusError/Code-swift.struct/storeNotFound`` when a
-    ///   store of `old` is not added, and the errors of ``addPersistentStore(with:)``.
+    ///   store of `old` is not added, and the errors of `addPersistentStore(with:)`.
     @discardableResult
     public func swapPersistentStores(removing old: [PersistentStore], adding descriptions: [PersistentStoreDescription]) throws -> [PersistentStore] {
         var opened: [PersistentStore] = []

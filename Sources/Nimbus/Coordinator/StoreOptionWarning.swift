@@ -94,7 +94,7 @@ extension PersistentStoreCoordinator {
     /// ```
     /// - Throws: ``NimbusError/Code-swift.struct/invalidArgument`` for a store type other than
     ///   ``NSSQLiteStoreType`` or ``NSInMemoryStoreType`` or a malformed option value, and the
-    ///   errors of ``addPersistentStore(with:)``.
+    ///   errors of `addPersistentStore(with:)`.
     @discardableResult
     public func addPersistentStore(ofType storeType: String, configurationName: String?, at url: URL?,
                                    options: [AnyHashable: Any]? = nil) throws -> PersistentStore {
