@@ -110,7 +110,7 @@ extension DeviceCommand {
         @Flag(help: "Print the status as JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
+            try reportingErrors {
                 let status = try DeviceFolder(path: directory).openContainer().syncStatus()
                 if json { print(try StatusJSON.encode(status)); return }
                 for store in status {
