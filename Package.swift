@@ -33,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
         // The console's server-rendered pages (issue 30); escapes HTML by default.
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // `swift package generate-documentation` for the DocC catalogs (issue 28; CI builds them without warnings).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The object graph: model, objects, contexts, coordinator, stores, fetching.
@@ -112,7 +114,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting", "DurabilityWorker", "ConfinementWorker"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "NimbusTests", dependencies: ["Nimbus", "NimbusTesting", "DurabilityWorker", "ConfinementWorker",
+                                                   .product(name: "Logging", package: "swift-log")], resources: [.copy("Fixtures")]),
         // A process that saves in a loop until killed, for the crash-durability test.
         .executableTarget(name: "DurabilityWorker", dependencies: ["Nimbus", "NimbusTesting"], path: "Tests/DurabilityWorker"),
         // A process that uses a context off its queue, for the queue-confinement tests.

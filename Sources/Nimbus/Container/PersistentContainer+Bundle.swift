@@ -17,7 +17,7 @@ extension PersistentContainer {
     ///
     /// - Throws: ``NimbusError/Code-swift.struct/io`` naming where it looked when the bundle
     ///   has no model of that name; the errors of ``ManagedObjectModel/init(contentsOf:)``
-    ///   and of ``ManagedObjectModel/withClasses(_:)-(any ManagedEntityClass.Type...)``.
+    ///   and of `ManagedObjectModel.withClasses(_:)` (variadic).
     public convenience init(name: String, bundle: Bundle, classes: [any ManagedEntityClass.Type] = []) throws {
         var model = try ManagedObjectModel(contentsOf: try Self.modelURL(named: name, in: bundle))
         if !classes.isEmpty { model = try model.withClasses(classes) }

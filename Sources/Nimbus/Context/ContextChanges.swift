@@ -14,7 +14,7 @@ public struct ContextChanges: Sendable {
     /// Which notification this is.
     public enum Kind: Sendable, Hashable, CaseIterable {
         /// Objects changed in the context (at the end of an event: ``ManagedObjectContext/processPendingChanges()``,
-        /// the end of a ``ManagedObjectContext/perform(_:)`` block, a save, a merge).
+        /// the end of a `ManagedObjectContext/perform(_:)` block, a save, a merge).
         case objectsDidChange
         /// A save is about to write (no IDs).
         case willSave

@@ -11,6 +11,7 @@ struct ContextSettings: Sendable {
     var automaticallyMergesChangesFromParent = false
     var shouldDeleteInaccessibleFaults = true
     var mergePolicy: MergePolicy = .error
+    var stalenessInterval: Double = -1
 }
 
 extension ManagedObjectContext {
@@ -56,6 +57,18 @@ extension ManagedObjectContext {
     public var shouldDeleteInaccessibleFaults: Bool {
         get { settings.withLock { $0.shouldDeleteInaccessibleFaults } }
         set { settings.withLock { $0.shouldDeleteInaccessibleFaults = newValue } }
+    }
+
+    /// How old, in seconds, a row the coordinator cached may be for a fault of this context
+    /// to be fulfilled from it, as in Core Data: negative (the default) means any age, 0
+    /// means every fault reads the store. May be set on any thread. For example:
+    ///
+    /// ```swift
+    /// context.stalenessInterval = 0      // always the store's latest row
+    /// ```
+    public var stalenessInterval: Double {
+        get { settings.withLock { $0.stalenessInterval } }
+        set { settings.withLock { $0.stalenessInterval = newValue } }
     }
 
     /// How the context's saves resolve conflicts; ``MergePolicy/error`` by default. May be

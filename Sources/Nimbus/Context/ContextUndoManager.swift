@@ -1,7 +1,7 @@
 import Foundation
 
 /// Undo and redo for a context: each event (the work between two
-/// ``ManagedObjectContext/processPendingChanges()`` calls, or one ``ManagedObjectContext/perform(_:)``
+/// ``ManagedObjectContext/processPendingChanges()`` calls, or one `ManagedObjectContext/perform(_:)`
 /// block) is one step, unless grouped by hand. Inserts, edits, deletes and relationship
 /// changes (both sides) are taken back and redone.
 ///

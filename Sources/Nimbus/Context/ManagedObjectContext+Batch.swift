@@ -31,8 +31,11 @@ extension ManagedObjectContext {
         }
         // Rows are made one at a time while they are written (a handler's rows are never all
         // in memory); a bad value throws and the transaction writes nothing.
-        var handlerDone = request.dictionaryHandler == nil
+        var handlerDone = request.dictionaryHandler == nil && request.managedObjectHandler == nil
         var objects = request.objects.makeIterator()
+        let scratch = request.managedObjectHandler.map { _ in
+            ManagedObjectContext(concurrencyType: .privateQueue, coordinator: persistentStoreCoordinator)
+        }
         let store = try persistentStoreCoordinator.defaultStore(for: entity)
         let result = try store.database.batchInsert(entity: entity, author: transactionAuthor, contextName: name,
                                                     history: store.storeDescription.persistentHistoryTracking,
@@ -40,6 +43,20 @@ extension ManagedObjectContext {
             if !handlerDone, let handler = request.dictionaryHandler {
                 var dictionary: [String: Any] = [:]
                 if !handler(&dictionary) { return try convert(dictionary) }
+                handlerDone = true
+            }
+            if !handlerDone, let handler = request.managedObjectHandler, let scratch {
+                let dictionary = try scratch.performAndWait { () throws -> [String: Any]? in
+                    defer { scratch.reset() }
+                    let object = try scratch.insertNewObject(forEntityName: entity.name)
+                    if handler(object) { return nil }
+                    var dictionary: [String: Any] = [:]
+                    for property in entity.properties where property.attribute.map({ !$0.isTransient }) ?? false {
+                        if let value = object.value(forKey: property.name) { dictionary[property.name] = value }
+                    }
+                    return dictionary
+                }
+                if let dictionary { return try convert(dictionary) }
                 handlerDone = true
             }
             return try objects.next().map(convert)

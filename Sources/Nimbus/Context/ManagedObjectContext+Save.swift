@@ -26,6 +26,7 @@ extension ManagedObjectContext {
         try processPendingChanges()
         try checkFaultFailures()
         try resolveEditsOfDeletedRows()
+        try computeDerivedAttributes()
         try validateForSave()
         try validateDeletes()
         // A conflict rolls the attempt back; the merge policy resolves it and the save tries

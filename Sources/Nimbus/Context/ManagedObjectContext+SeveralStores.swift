@@ -118,7 +118,7 @@ extension ManagedObjectContext {
                     continue
                 }
             }
-            for (name, count) in averages { merged[count] = add(merged[count], row[count]) }
+            for (_, count) in averages { merged[count] = add(merged[count], row[count]) }
             groups[key] = merged
         }
         return order.map { groups[$0]! }

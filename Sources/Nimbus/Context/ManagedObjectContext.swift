@@ -5,7 +5,7 @@ import Synchronization
 /// A scratch pad of objects: fetch them, change them, save them in one transaction.
 ///
 /// A context runs its work on its own serial queue (``ConcurrencyType/privateQueue``) or
-/// on the main queue (``ConcurrencyType/mainQueue``). Use ``perform(_:)``,
+/// on the main queue (``ConcurrencyType/mainQueue``). Use `perform(_:)`,
 /// ``performAndWait(_:)`` or `await context.perform { … }` to work on it from elsewhere.
 /// Objects never leave their context; pass ``ManagedObjectID``s between contexts.
 ///

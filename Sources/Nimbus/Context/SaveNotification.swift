@@ -3,7 +3,7 @@ import Synchronization
 
 /// What a save changed, by object ID: posted after every save as
 /// ``ManagedObjectContext/didSaveObjectIDsNotification`` and accepted by
-/// ``ManagedObjectContext/mergeChanges(fromContextDidSave:)``.
+/// `ManagedObjectContext/mergeChanges(fromContextDidSave:)`.
 ///
 /// ```swift
 /// NotificationCenter.default.addObserver(forName: ManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil) { note in

@@ -4,7 +4,7 @@ import Synchronization
 
 /// A store added to a coordinator: a SQLite file or an in-memory database.
 ///
-/// Stores are created by ``PersistentStoreCoordinator/addPersistentStore(with:)``.
+/// Stores are created by `PersistentStoreCoordinator/addPersistentStore(with:)`.
 public final class PersistentStore: @unchecked Sendable {
     /// The store's identifier, a UUID string kept in the file's metadata.
     public let identifier: String

@@ -57,13 +57,16 @@ public final class PersistentStoreCoordinator: Sendable {
             store.database.close()
             throw error
         }
+        watchRemoteChanges(of: store)
         if posting { postStoresDidChange(added: [store], removed: []) }
         return store
     }
 
     /// Opens the store a description names, not yet added.
     private func openStore(with givenDescription: PersistentStoreDescription) throws -> PersistentStore {
-        var description = try givenDescription.applyingOptions()
+        let (resolved, warnings) = try givenDescription.resolvingOptions()
+        StoreOptionWarning.reportOnce(warnings, to: StoreOptionWarning.logger)
+        var description = resolved
         if description.configuration == nil, description.type == .sqlite, let url = description.url,
            let existing = try StoreInspector.inspect(path: url.path) {
             description.configuration = existing.storedConfiguration(model: managedObjectModel, path: url.path)
@@ -100,7 +103,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// let added = try coordinator.swapPersistentStores(removing: [localStore], adding: [accountDescription])
     /// ```
     /// - Throws: ``NimbusError`` with ``NimbusError/Code-swift.struct/storeNotFound`` when a
-    ///   store of `old` is not added, and the errors of ``addPersistentStore(with:)``.
+    ///   store of `old` is not added, and the errors of `addPersistentStore(with:)`.
     @discardableResult
     public func swapPersistentStores(removing old: [PersistentStore], adding descriptions: [PersistentStoreDescription]) throws -> [PersistentStore] {
         var opened: [PersistentStore] = []
@@ -123,6 +126,7 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         rowCache.removeAll()
         for store in old { store.database.close() }
+        for store in opened { watchRemoteChanges(of: store) }
         postStoresDidChange(added: opened, removed: old)
         return opened
     }
@@ -215,7 +219,7 @@ public final class PersistentStoreCoordinator: Sendable {
 
     func snapshot(for id: ManagedObjectID, context: ManagedObjectContext) throws -> RowSnapshot? {
         let pinned = context.isPinned
-        if !pinned, let cached = rowCache.snapshot(for: id) { return cached }
+        if !pinned, let cached = rowCache.snapshot(for: id, maximumAge: context.stalenessInterval) { return cached }
         let store = try store(for: id)
         guard let snapshot = try context.read(store, { db in try store.database.snapshot(for: id, db) }) else { return nil }
         if !pinned { rowCache.store(snapshot, for: id) }

@@ -54,11 +54,16 @@ public struct PersistentStoreDescription: Sendable, Hashable {
     /// `NSPersistentStoreStagedMigrationManagerOptionKey`): it takes the store from whichever
     /// of the plan's models wrote it to the last one. See ``StagedMigrationPlan``.
     public var stagedMigrationPlan: StagedMigrationPlan?
-    /// Options as Core Data's option dictionary: `NSReadOnlyPersistentStoreOption`,
-    /// `NSMigratePersistentStoresAutomaticallyOption`, `NSInferMappingModelAutomaticallyOption`,
-    /// `NSPersistentHistoryTrackingKey` (`true`/`false`) and `NSPersistentStoreTimeoutOption`
-    /// (seconds) set the matching property when the store is added; any other key is an
-    /// ``NimbusError/Code-swift.struct/invalidArgument`` error then, not silently ignored.
+    /// Whether the store posts ``PersistentStoreCoordinator/remoteChangeNotification`` when
+    /// another coordinator or process commits to it (Core Data's
+    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`).
+    public var postsRemoteChangeNotifications = false
+    /// Options as Core Data's option dictionary, keyed by Core Data's names (such as
+    /// ``NSPersistentHistoryTrackingKey``; see ``setOption(_:forKey:)``). Keys with a
+    /// counterpart set the matching property when the store is added; keys without one, and
+    /// unknown keys, are accepted and reported once as a ``StoreOptionWarning`` through
+    /// swift-log. A malformed value of a known key is an
+    /// ``NimbusError/Code-swift.struct/invalidArgument`` error.
     public var options: [String: String] = [:]
 
     /// Describes a SQLite store at a URL.

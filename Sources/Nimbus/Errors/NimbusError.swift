@@ -21,7 +21,7 @@ public struct NimbusError: Error, Sendable, CustomStringConvertible {
             case storeNotFound, storeAlreadyAdded, readOnlyStore, objectNotFound
             case invalidObjectID, wrongContext, invalidArgument, sqliteError, io, unsupported
             case mergeConflict, inaccessibleFault, invalidToken, historyPurgeRefused
-            case noStores, invalidSearchQuery, constraintConflict, migrationFailed
+            case noStores, invalidSearchQuery, constraintConflict, migrationFailed, historyTokenExpired
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -81,6 +81,10 @@ public struct NimbusError: Error, Sendable, CustomStringConvertible {
         public static let invalidToken = Code(.invalidToken)
         /// A history purge would remove history a consumer has not read.
         public static let historyPurgeRefused = Code(.historyPurgeRefused)
+        /// History after a token was asked for, but part of it has been purged (Core Data's
+        /// `NSPersistentHistoryTokenExpiredError`): the reader has missed changes and must
+        /// refetch its objects, then continue from the store's current token.
+        public static let historyTokenExpired = Code(.historyTokenExpired)
         /// An operation needs a persistent store and there is none.
         public static let noStores = Code(.noStores)
         /// A search query cannot be understood (an unclosed quote, a stray `*`, no words);

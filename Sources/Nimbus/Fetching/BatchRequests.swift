@@ -35,6 +35,9 @@ public struct BatchInsertRequest: @unchecked Sendable {
     public var objects: [[String: Any]]
     /// Called repeatedly to fill one dictionary; return true to stop (the dictionary is then ignored).
     public var dictionaryHandler: ((inout [String: Any]) -> Bool)?
+    /// Called repeatedly to fill one new object of the entity (in a scratch context, never
+    /// saved); return true to stop (the object is then ignored). Its attributes are inserted.
+    public var managedObjectHandler: ((ManagedObject) -> Bool)?
     /// What to return.
     public var resultType: BatchResultType = .statusOnly
 
@@ -49,6 +52,24 @@ public struct BatchInsertRequest: @unchecked Sendable {
         self.entityName = entityName
         self.objects = []
         self.dictionaryHandler = dictionaryHandler
+    }
+
+    /// Inserts objects filled by a handler until it returns true, as Core Data's
+    /// `NSBatchInsertRequest(entity:managedObjectHandler:)`. For example:
+    ///
+    /// ```swift
+    /// var index = 0
+    /// let request = BatchInsertRequest(entityName: "Post") { object in
+    ///     guard index < titles.count else { return true }
+    ///     (object as! Post).title = titles[index]
+    ///     index += 1
+    ///     return false
+    /// }
+    /// ```
+    public init(entityName: String, managedObjectHandler: @escaping (ManagedObject) -> Bool) {
+        self.entityName = entityName
+        self.objects = []
+        self.managedObjectHandler = managedObjectHandler
     }
 }
 

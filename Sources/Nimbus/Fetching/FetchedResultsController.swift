@@ -6,7 +6,7 @@ import Synchronization
 /// changes, and tells a delegate (or an `AsyncSequence`) exactly what moved.
 ///
 /// The controller watches its context: after every ``ManagedObjectContext/save()``,
-/// ``ManagedObjectContext/mergeChanges(fromContextDidSave:)`` (automatic merges included)
+/// `ManagedObjectContext/mergeChanges(fromContextDidSave:)` (automatic merges included)
 /// and ``ManagedObjectContext/processPendingChanges()`` it fetches again (unsaved changes
 /// included) and reports the differences as inserts, deletes, moves and updates with
 /// index paths, plus section inserts and deletes. Use it on the context's queue. For example:

@@ -154,7 +154,10 @@ public protocol FetchedResultsControllerDelegate<Result>: AnyObject {
     /// An object was inserted, deleted, moved or updated.
     ///
     /// - Parameters:
+    ///   - controller: the controller whose results changed.
+    ///   - object: the object that changed.
     ///   - indexPath: where it was (nil for an insert).
+    ///   - type: insert, delete, move or update.
     ///   - newIndexPath: where it is now (nil for a delete).
     func controller(_ controller: FetchedResultsController<Result>, didChange object: Result, at indexPath: ResultsIndexPath?,
                     for type: FetchedResultsChangeType, newIndexPath: ResultsIndexPath?)

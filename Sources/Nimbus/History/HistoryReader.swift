@@ -20,16 +20,30 @@ extension SQLiteDatabase {
         case let .token(token):
             guard let token else { return purging ? try HistoryStore.lastTransaction(db) : 0 }
             try validate(token, db)
+            if !purging { try checkNotExpired(token.transactionNumber, db) }
             return token.transactionNumber
         case let .transaction(number):
             guard number >= 0, number <= (try HistoryStore.lastTransaction(db)) else {
                 throw NimbusError(.invalidToken, "transaction \(number) is not in the store's history")
             }
+            if !purging { try checkNotExpired(number, db) }
             return number
         case let .date(date):
             let time = date.timeIntervalSinceReferenceDate
             let sql = purging ? "SELECT max(Z_PK) FROM ATRANSACTION WHERE ZTIMESTAMP < ?" : "SELECT max(Z_PK) FROM ATRANSACTION WHERE ZTIMESTAMP <= ?"
             return try Int64.fetchOne(db, sql: sql, arguments: [time]) ?? (purging ? 0 : try firstBefore(db))
+        }
+    }
+
+    /// Throws ``NimbusError/Code-swift.struct/historyTokenExpired`` when history after
+    /// `number` was partly purged. Transaction numbers are consecutive and purges remove a
+    /// prefix, so history is whole after `number` exactly when the first transaction kept
+    /// (or, with none kept, the next one to be written) follows it directly.
+    private func checkNotExpired(_ number: Int64, _ db: Database) throws {
+        let first = try Int64.fetchOne(db, sql: "SELECT min(Z_PK) FROM ATRANSACTION") ?? (try HistoryStore.lastTransaction(db) + 1)
+        guard number >= first - 1 else {
+            throw NimbusError(.historyTokenExpired, "the history after transaction \(number) was purged up to transaction \(first - 1); "
+                + "refetch the objects you show, then continue from the store's current history token")
         }
     }
 

@@ -22,7 +22,7 @@ public struct PersistentHistoryTransaction: Sendable, Hashable {
     public var changes: [PersistentHistoryChange]?
 
     /// A notification to merge the transaction into a context with
-    /// ``ManagedObjectContext/mergeChanges(fromContextDidSave:)``.
+    /// `ManagedObjectContext/mergeChanges(fromContextDidSave:)`.
     public func objectIDNotification() -> SaveNotification {
         var notification = SaveNotification()
         for change in changes ?? [] {

@@ -45,7 +45,7 @@ extension ManagedObjectModel {
         try withClasses(classes)
     }
 
-    /// ``withClasses(_:)-(any ManagedEntityClass.Type...)`` for classes in an array.
+    /// `withClasses(_:)` (variadic) for classes in an array.
     public func withClasses(_ classes: [any ManagedEntityClass.Type]) throws -> ManagedObjectModel {
         try withClasses(Dictionary(classes.map { ($0.managedEntityName, $0 as ManagedObject.Type) }, uniquingKeysWith: { $1 }))
     }

@@ -50,6 +50,12 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     /// `isIndexedBySpotlight`; Xcode's "Index in Spotlight"). See ``SearchIndexer``.
     /// Does not change the version hash.
     public var isIndexedBySpotlight: Bool
+    /// For a derived attribute (Xcode's "Derived"), the expression its value is computed
+    /// from on every save of the object, as Core Data does: a key path of the entity or of a
+    /// to-one destination (`author.name`), a to-many count (`tags.@count`), `now()`, or
+    /// `lowercase:`/`uppercase:`/`canonical:` of a string key path. Does not change the
+    /// version hash. For example: `AttributeDescription("tagCount", .integer64, derivationExpression: "tags.@count")`.
+    public var derivationExpression: String?
 
     /// Creates an attribute.
     public init(
@@ -69,7 +75,8 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
         renamingIdentifier: String? = nil,
         versionHashModifier: String? = nil,
         userInfo: [String: String] = [:],
-        isIndexedBySpotlight: Bool = false
+        isIndexedBySpotlight: Bool = false,
+        derivationExpression: String? = nil
     ) {
         self.name = name
         self.type = type
@@ -88,6 +95,7 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
         self.versionHashModifier = versionHashModifier
         self.userInfo = userInfo
         self.isIndexedBySpotlight = isIndexedBySpotlight
+        self.derivationExpression = derivationExpression
     }
 
     /// Returns why `value` is not valid for this attribute, or nil when it is.
@@ -140,6 +148,7 @@ extension AttributeDescription {
         case name, type, isOptional, isTransient, defaultValue, minValue, maxValue, minLength, maxLength
         case regularExpression, allowsExternalBinaryDataStorage, preservesValueInHistoryOnDeletion
         case valueTransformerName, renamingIdentifier, versionHashModifier, userInfo, isIndexedBySpotlight, customClassName
+        case derivationExpression
     }
 
     /// Decodes an attribute; only `name` and `type` are required.
@@ -162,6 +171,7 @@ extension AttributeDescription {
         userInfo = try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:]
         isIndexedBySpotlight = try c.decodeIfPresent(Bool.self, forKey: .isIndexedBySpotlight) ?? false
         customClassName = try c.decodeIfPresent(String.self, forKey: .customClassName)
+        derivationExpression = try c.decodeIfPresent(String.self, forKey: .derivationExpression)
     }
 
     /// Encodes an attribute; `isIndexedBySpotlight` only when set, so models without search
@@ -186,6 +196,7 @@ extension AttributeDescription {
         try c.encode(userInfo, forKey: .userInfo)
         if isIndexedBySpotlight { try c.encode(true, forKey: .isIndexedBySpotlight) }
         try c.encodeIfPresent(customClassName, forKey: .customClassName)
+        try c.encodeIfPresent(derivationExpression, forKey: .derivationExpression)
     }
 }
 

@@ -49,6 +49,8 @@ public final class EntityDescription: @unchecked Sendable {
     /// `spotlightDisplayNameProperty`, Core Data's `coreSpotlightDisplayNameExpression`).
     /// Does not change the version hash. See ``SearchIndexer``.
     public let spotlightDisplayNameProperty: String?
+    /// Fetched properties (Core Data's `NSFetchedPropertyDescription`), read with `value(forKey:)`.
+    public let fetchedProperties: [FetchedPropertyDescription]
 
     // Resolved by the model that owns the entity; constant once the model is built.
     /// The entity number (`Z_ENT`): from 1, alphabetical, each hierarchy depth-first.
@@ -89,6 +91,8 @@ public final class EntityDescription: @unchecked Sendable {
     /// For entities of a ``ManagedEntityClass``: the property index of each of the class's
     /// slots (its typed accessors read through it; see `ManagedObject+TypedStorage.swift`).
     @usableFromInline @exclusivity(unchecked) var typedSlots: [Int] = []
+    /// The entity's derived attributes, parsed (see ``AttributeDescription/derivationExpression``).
+    @exclusivity(unchecked) var derivedAttributes: [DerivedAttribute] = []
 
     /// Whether the entity has relationships (so its values can refer to other objects).
     var hasRelationships: Bool { !toOneIndexes.isEmpty || !toManyIndexes.isEmpty }
@@ -121,7 +125,8 @@ public final class EntityDescription: @unchecked Sendable {
         renamingIdentifier: String? = nil,
         versionHashModifier: String? = nil,
         userInfo: [String: String] = [:],
-        spotlightDisplayNameProperty: String? = nil
+        spotlightDisplayNameProperty: String? = nil,
+        fetchedProperties: [FetchedPropertyDescription] = []
     ) {
         self.name = name
         self.superentityName = superentityName
@@ -136,6 +141,7 @@ public final class EntityDescription: @unchecked Sendable {
         self.versionHashModifier = versionHashModifier
         self.userInfo = userInfo
         self.spotlightDisplayNameProperty = spotlightDisplayNameProperty
+        self.fetchedProperties = fetchedProperties
     }
 
     /// Creates an entity whose properties and indexes come from a builder block.
@@ -170,7 +176,7 @@ public final class EntityDescription: @unchecked Sendable {
                           relationships: declaredRelationships, fetchIndexes: fetchIndexes,
                           uniquenessConstraints: uniquenessConstraints, renamingIdentifier: renamingIdentifier,
                           versionHashModifier: versionHashModifier, userInfo: userInfo,
-                          spotlightDisplayNameProperty: spotlightDisplayNameProperty)
+                          spotlightDisplayNameProperty: spotlightDisplayNameProperty, fetchedProperties: fetchedProperties)
     }
 
     /// The model the entity belongs to.

@@ -15,6 +15,7 @@ extension ManagedObjectModel: Codable {
         var entities: [Entity]
         /// ``ManagedObjectModel/unsupportedFeatures``, so tools reading a store's model see them.
         var notes: [String]?
+        var fetchRequestTemplates: [FetchRequestTemplate]?
     }
 
     private struct Entity: Codable {
@@ -30,6 +31,7 @@ extension ManagedObjectModel: Codable {
         var versionHashModifier: String?
         var userInfo: [String: String]?
         var spotlightDisplayNameProperty: String?
+        var fetchedProperties: [FetchedPropertyDescription]?
     }
 
     public convenience init(from decoder: any Decoder) throws {
@@ -39,10 +41,13 @@ extension ManagedObjectModel: Codable {
                               attributes: e.attributes ?? [], relationships: e.relationships ?? [],
                               fetchIndexes: e.fetchIndexes ?? [], uniquenessConstraints: e.uniquenessConstraints ?? [],
                               renamingIdentifier: e.renamingIdentifier, versionHashModifier: e.versionHashModifier,
-                              userInfo: e.userInfo ?? [:], spotlightDisplayNameProperty: e.spotlightDisplayNameProperty)
+                              userInfo: e.userInfo ?? [:], spotlightDisplayNameProperty: e.spotlightDisplayNameProperty,
+                              fetchedProperties: e.fetchedProperties ?? [])
         }
+        let templates = Dictionary((document.fetchRequestTemplates ?? []).map { ($0.name, $0) }) { _, last in last }
         try self.init(entities: entities, configurations: document.configurations ?? [:],
-                      versionIdentifiers: Set(document.versionIdentifiers ?? []), unsupportedFeatures: document.notes ?? [])
+                      versionIdentifiers: Set(document.versionIdentifiers ?? []), unsupportedFeatures: document.notes ?? [],
+                      fetchRequestTemplates: templates)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -58,9 +63,11 @@ extension ManagedObjectModel: Codable {
                        uniquenessConstraints: e.uniquenessConstraints.isEmpty ? nil : e.uniquenessConstraints,
                        renamingIdentifier: e.renamingIdentifier, versionHashModifier: e.versionHashModifier,
                        userInfo: e.userInfo.isEmpty ? nil : e.userInfo,
-                       spotlightDisplayNameProperty: e.spotlightDisplayNameProperty)
+                       spotlightDisplayNameProperty: e.spotlightDisplayNameProperty,
+                       fetchedProperties: e.fetchedProperties.isEmpty ? nil : e.fetchedProperties)
             },
-            notes: unsupportedFeatures.isEmpty ? nil : unsupportedFeatures)
+            notes: unsupportedFeatures.isEmpty ? nil : unsupportedFeatures,
+            fetchRequestTemplates: fetchRequestTemplates.isEmpty ? nil : fetchRequestTemplates.values.sorted { $0.name < $1.name })
         try document.encode(to: encoder)
     }
 
@@ -73,10 +80,12 @@ extension ManagedObjectModel: Codable {
                               attributes: e.declaredAttributes, relationships: e.declaredRelationships,
                               fetchIndexes: e.fetchIndexes, uniquenessConstraints: e.uniquenessConstraints,
                               renamingIdentifier: e.renamingIdentifier, versionHashModifier: e.versionHashModifier,
-                              userInfo: e.userInfo, spotlightDisplayNameProperty: e.spotlightDisplayNameProperty)
+                              userInfo: e.userInfo, spotlightDisplayNameProperty: e.spotlightDisplayNameProperty,
+                              fetchedProperties: e.fetchedProperties)
         }
         return try ManagedObjectModel(entities: entities, configurations: configurations,
-                                      versionIdentifiers: versionIdentifiers, unsupportedFeatures: unsupportedFeatures)
+                                      versionIdentifiers: versionIdentifiers, unsupportedFeatures: unsupportedFeatures,
+                                      fetchRequestTemplates: fetchRequestTemplates)
     }
 }
 

@@ -36,6 +36,8 @@ public final class ManagedObjectModel: Sendable {
     public let versionHash: Data
     /// Properties parsed from an Xcode model but not supported yet, as readable notes.
     public let unsupportedFeatures: [String]
+    /// The model's fetch request templates, by name (see ``fetchRequestFromTemplate(withName:substitutionVariables:)``).
+    public let fetchRequestTemplates: [String: FetchRequestTemplate]
     private let schemaCache = Mutex<StoreSchema?>(nil)
 
     /// The tables and columns of a store for this model, computed once.
@@ -55,7 +57,8 @@ public final class ManagedObjectModel: Sendable {
         entities declared: [EntityDescription],
         configurations: [String: [String]] = [:],
         versionIdentifiers: Set<String> = [],
-        unsupportedFeatures: [String] = []
+        unsupportedFeatures: [String] = [],
+        fetchRequestTemplates: [String: FetchRequestTemplate] = [:]
     ) throws {
         let entities = declared.map { $0.declarationCopy() }
         var byName: [String: EntityDescription] = [:]
@@ -74,9 +77,11 @@ public final class ManagedObjectModel: Sendable {
                 problems.append("configuration \(configuration) names unknown entity \(name)")
             }
         }
+        Self.checkFetches(entities: entities, templates: fetchRequestTemplates, problems: &problems)
         guard problems.isEmpty else {
             throw NimbusError(.invalidModel, "the model is not valid: " + problems.joined(separator: "; "))
         }
+        self.fetchRequestTemplates = fetchRequestTemplates
         self.entities = entities.sorted { $0.entityNumber < $1.entityNumber }
         self.entitiesByName = byName
         self.configurations = configurations

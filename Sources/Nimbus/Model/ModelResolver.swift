@@ -119,6 +119,11 @@ enum ModelResolver {
                 }
             }
             FetchIndexRules.check(entity, problems: &problems)
+            do { entity.derivedAttributes = try DerivedAttribute.of(entity) } catch let error as NimbusError {
+                problems.append(error.message)
+            } catch {
+                problems.append("\(error)")
+            }
             if let display = entity.spotlightDisplayNameProperty, entity.property(named: display)?.attribute == nil {
                 problems.append("entity \(entity.name) names spotlightDisplayNameProperty \(display), which is not one of its attributes")
             }

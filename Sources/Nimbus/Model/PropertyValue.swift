@@ -3,7 +3,7 @@ import Foundation
 /// A property value as Nimbus holds it: in snapshots, in change sets, in predicates.
 ///
 /// Attribute values convert to and from the Swift types users work with (`Int`, `String`,
-/// `Date`, …) through ``init(_:for:)`` and ``anyValue(for:)``. Relationship values hold
+/// `Date`, …) through `init(_:for:)` and `anyValue(for:)`. Relationship values hold
 /// object IDs. For example:
 ///
 /// ```swift

@@ -14,9 +14,12 @@ import Synchronization
 /// Values are stored as JSON (sorted keys). An attribute without a registered transformer keeps its raw
 /// `Data`.
 public enum ValueTransformers {
-    private struct Coder: Sendable {
-        let encode: @Sendable (Any) throws -> Data
-        let decode: @Sendable (Data) throws -> Any
+    /// A registered type's encoder and decoder. They capture only the type (a metatype,
+    /// immutable) and the shared JSON coders, so they are safe to call from any thread; the
+    /// closures are not `@Sendable` because a generic metatype is not `Sendable` to the compiler.
+    private struct Coder: @unchecked Sendable {
+        let encode: (Any) throws -> Data
+        let decode: (Data) throws -> Any
     }
 
     private static let registry = Mutex<[String: Coder]>([:])

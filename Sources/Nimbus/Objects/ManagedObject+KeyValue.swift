@@ -12,6 +12,12 @@ extension ManagedObject {
     public func value(forKey key: String) -> Any? {
         checkQueue()
         guard let index = entity.index(ofProperty: key) else {
+            if let fetched = entity.fetchedProperties.first(where: { $0.name == key }) {
+                do { return try fetchedPropertyValue(fetched) } catch {
+                    managedObjectContext?.recordFaultFailure(error, for: objectID)
+                    return nil
+                }
+            }
             #if DEBUG
             // Core Data raises on an unknown key: a typo must not pass for a nil value.
             preconditionFailure("value(forKey:): \(entity.name) has no property \"\(key)\" (properties: \(entity.properties.map(\.name).joined(separator: ", ")))")
@@ -39,6 +45,9 @@ extension ManagedObject {
     ///   ``fireFault()`` when the object is a fault whose row cannot be read.
     public func validatedValue(forKey key: String) throws -> Any? {
         checkQueue()
+        if entity.index(ofProperty: key) == nil, let fetched = entity.fetchedProperties.first(where: { $0.name == key }) {
+            return try fetchedPropertyValue(fetched)
+        }
         let index = try propertyIndex(key)
         return try value(at: index)
     }

@@ -139,6 +139,7 @@ extension PredicateEvaluator {
     func function(_ name: String, _ arguments: [PredicateOperand]) throws -> PredicateOperand {
         try Self.checkArity(name, arguments.count)
         switch name {
+        case "noindex:", "indexed:by:": return arguments[0]   // index hints: the value itself
         case "now": return .value(.date(Date()))
         case "count:": return .value(.integer(Int64(arguments.flatMap(Self.elements).count)))
         case "sum:", "average:", "min:", "max:":
@@ -159,12 +160,13 @@ extension PredicateEvaluator {
         }
         let values = try arguments.map(scalar)
         switch name {
-        case "lowercase:", "uppercase:", "length:":
+        case "lowercase:", "uppercase:", "length:", "canonical:":
             guard case let .string(s) = values[0] else {
                 if values[0].isNull { return .value(.null) }
                 throw PredicateSemantics.mismatch(values[0], .string(""), "apply \(name) to")
             }
             if name == "length:" { return .value(.integer(Int64(s.unicodeScalars.count))) }
+            if name == "canonical:" { return .value(.string(StringFolding.fold(s, caseInsensitive: true, diacriticInsensitive: true))) }
             return .value(.string(name == "lowercase:" ? s.lowercased() : s.uppercased()))
         case _ where PredicateBitwise.names.contains(name):
             return .value(try PredicateBitwise.evaluate(name, values))

@@ -4,7 +4,7 @@ extension QueryPredicate {
     /// Evaluates the predicate in memory against an object.
     ///
     /// The answer is the one a fetch from the SQLite store gives for the same saved object
-    /// (see ``PredicateSemantics`` for the rules). For example:
+    /// (see `PredicateSemantics` for the rules). For example:
     ///
     /// ```swift
     /// let p = try QueryPredicate(format: "ANY tags.name ==[c] %@", "swift")

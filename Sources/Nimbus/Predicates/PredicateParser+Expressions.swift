@@ -244,8 +244,11 @@ extension PredicateParser {
         "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
         "abs:", "sqrt:", "log:", "ln:", "exp:", "floor:", "ceiling:", "trunc:",
         "count:", "sum:", "average:", "min:", "max:", "median:",
-        "lowercase:", "uppercase:", "now", "length:", "objectFrom:withIndex:",
+        "lowercase:", "uppercase:", "canonical:", "now", "length:", "objectFrom:withIndex:",
         "bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "onesComplement:",
+        // Fetch index hints: `noindex:(title)` keeps SQLite from using an index on the value,
+        // `indexed:by:(title, 'byTitle')` names the fetch index meant (checked against the entity).
+        "noindex:", "indexed:by:",
     ]
 
     /// `name:(args)`, `name(args)` and `now()`.

@@ -9,6 +9,7 @@ extension PredicateSQLCompiler {
         let context = "\(QueryExpression.function(name, arguments))"
         try PredicateEvaluator.checkArity(name, arguments.count)
         if name == "now" { return .constant(.date(Date())) }
+        if name == "noindex:" || name == "indexed:by:" { return try indexHint(name, arguments, context) }
         var operands = try arguments.map { try operand($0) }
         // Functions of constants only: computed now, with the evaluator's rules.
         if operands.allSatisfy(Self.isConstant) {
@@ -41,8 +42,11 @@ extension PredicateSQLCompiler {
                     : name == "average:" ? .double : value.type
                 return .scalar(Scalar(sql: sql, kind: name == "count:" ? .number : value.kind, type: type))
             }
-        case "lowercase:", "uppercase:", "length:":
+        case "lowercase:", "uppercase:", "length:", "canonical:":
             let value = try typed(&operands[0], .string, context)
+            if name == "canonical:" {
+                return .scalar(Scalar(sql: "\(SQLFunctions.fold)(" + value.sql + ", 3)", kind: .string, type: .string))
+            }
             if name == "length:" { return .scalar(Scalar(sql: "length(" + value.sql + ")", kind: .number, type: .integer64)) }
             let function = name == "lowercase:" ? SQLFunctions.lower : SQLFunctions.upper
             return .scalar(Scalar(sql: "\(function)(" + value.sql + ")", kind: .string, type: .string))
@@ -169,6 +173,32 @@ extension PredicateSQLCompiler {
                 throw NimbusError(.typeMismatch, "cannot compare \(a.kind!.rawValue) with \(b.kind!.rawValue) values in \(context)")
             }
             return (a, b)
+        }
+    }
+}
+
+extension PredicateSQLCompiler {
+    /// `noindex:(x)`: SQLite's unary `+` before the value, which keeps the planner from using an
+    /// index on it (the value and its comparisons are unchanged). `indexed:by:(x, 'name')`:
+    /// the value itself, once `name` is checked to be one of the entity's fetch indexes; the
+    /// planner picks among the indexes itself (R-trees are used whenever they apply).
+    mutating func indexHint(_ name: String, _ arguments: [QueryExpression], _ context: String) throws -> Operand {
+        if name == "indexed:by:" {
+            guard arguments.count == 2, case let .constant(.string(index)) = arguments[1] else {
+                throw NimbusError(.invalidPredicate, "indexed:by: takes a value and a quoted fetch index name: \(context)")
+            }
+            let known = entity.fetchIndexes.map(\.name)
+            guard known.contains(index) else {
+                throw NimbusError(.invalidPredicate, "\(entity.name) has no fetch index \(index) (its fetch indexes: "
+                    + (known.isEmpty ? "none" : known.joined(separator: ", ")) + "): \(context)")
+            }
+            return try operand(arguments[0])
+        }
+        switch try operand(arguments[0]) {
+        case var .scalar(value):
+            value.sql = "(+" + value.sql + ")"
+            return .scalar(value)
+        case let other: return other
         }
     }
 }

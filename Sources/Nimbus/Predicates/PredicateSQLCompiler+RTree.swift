@@ -25,7 +25,10 @@ extension PredicateSQLCompiler {
         guard !rTrees.isEmpty else { return nil }
         var bounds: [String: RangeBounds] = [:]
         for conjunct in Self.conjuncts(of: predicate) {
-            guard case let .comparison(c) = conjunct, c.modifier == .direct, c.options.isEmpty else { continue }
+            guard case var .comparison(c) = conjunct, c.modifier == .direct, c.options.isEmpty else { continue }
+            // An `indexed:by:` hint names the index to use; the R-tree is chosen below all the same.
+            c.left = Self.unhinted(c.left)
+            c.right = Self.unhinted(c.right)
             if case let .keyPath(path) = c.left, path.count == 1 {
                 let name = path[0]
                 if c.op == .between, case let .aggregate(items) = c.right, items.count == 2,
@@ -54,6 +57,12 @@ extension PredicateSQLCompiler {
             if let upper = range.upper { terms.append(SQL("\(dimension.minColumn.quotedDatabaseIdentifier) <= ", []) + bind(upper.databaseValue)) }
         }
         return "\(mainAlias).Z_PK IN (SELECT id FROM \(rTree.name.quotedDatabaseIdentifier) WHERE " + SQL.joined(terms, " AND ") + ")"
+    }
+
+    /// An expression without its `indexed:by:` hint.
+    static func unhinted(_ expression: QueryExpression) -> QueryExpression {
+        if case let .function("indexed:by:", arguments) = expression, arguments.count == 2 { return arguments[0] }
+        return expression
     }
 
     /// The parts every match satisfies: the predicate, or the parts of (nested) `AND`s.

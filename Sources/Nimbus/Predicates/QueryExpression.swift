@@ -1,7 +1,7 @@
 /// An expression in a predicate or a fetch: the `NSExpression` of Nimbus.
 ///
 /// For example, `tags.@count > 2` compares ``keyPath(_:)`` `tags.@count` with
-/// ``constant(_:)`` `2`; `SUBQUERY(tags, $t, $t.name BEGINSWITH 'a')` is a ``subquery``.
+/// ``constant(_:)`` `2`; `SUBQUERY(tags, $t, $t.name BEGINSWITH 'a')` is a `subquery`.
 public indirect enum QueryExpression: Sendable, Hashable {
     /// A literal value (`3`, `'text'`, `nil`, `YES`, a date from `CAST`).
     case constant(PropertyValue)

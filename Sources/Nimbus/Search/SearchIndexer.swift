@@ -173,7 +173,7 @@ public final class SearchIndexer: Sendable {
             SELECT rowid, ZENTITY, ZDISPLAYNAME, snippet(ANIMBUSSEARCH, -1, ?, ?, '…', 12), bm25(ANIMBUSSEARCH, 2.0, 1.0) AS rank
             FROM ANIMBUSSEARCH WHERE ANIMBUSSEARCH MATCH ?
             """
-        var arguments: [DatabaseValue] = [highlight.open.databaseValue, highlight.close.databaseValue, query.matchExpression.databaseValue]
+        let arguments: [DatabaseValue] = [highlight.open.databaseValue, highlight.close.databaseValue, query.matchExpression.databaseValue]
         if let entityNames {
             let numbers = try entityNames.flatMap { try model.entity(named: $0).entityNumbersInHierarchy }
             sql += " AND ZENTITY IN (\(numbers.map(String.init).joined(separator: ", ")))"

@@ -16,8 +16,12 @@ public struct CloudAccount: Sendable, Hashable, Codable {
     }
 
     /// Asks the server who `token` belongs to.
-    /// - Parameter allowsInsecureHTTP: Whether plain `http://` to a host other than loopback
-    ///   is allowed (see ``CloudContainerOptions/allowsInsecureHTTP``).
+    /// - Parameters:
+    ///   - token: the device token to check.
+    ///   - server: the sync server's URL.
+    ///   - containerIdentifier: the container the token is for.
+    ///   - allowsInsecureHTTP: Whether plain `http://` to a host other than loopback
+    ///     is allowed (see ``CloudContainerOptions/allowsInsecureHTTP``).
     /// - Throws: ``CloudError`` (`notAuthenticated` for a wrong token, `network` when
     ///   unreachable, `insecureConnection` for plain http to another machine not allowed).
     public static func verify(token: String, server: URL, containerIdentifier: String,

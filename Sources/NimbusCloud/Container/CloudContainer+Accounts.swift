@@ -41,7 +41,7 @@ extension CloudContainer {
 
     private func reportAccountError(_ error: any Error) {
         let cloudError = error as? CloudError ?? CloudError(.server, "switching accounts failed: \(error)")
-        post(CloudEvent(kind: .setup, phase: .ended, storeIdentifier: "", recordCount: 0, error: cloudError))
+        post(CloudEvent(kind: .setup, phase: .ended, storeIdentifier: "", recordCount: 0, error: cloudError, endDate: Date()))
     }
 
     /// Swaps the mirrored stores to `account`'s (or to the local stores for `nil`): posts

@@ -116,7 +116,7 @@ struct ChangeCapture {
 
     private func record(_ change: PersistentHistoryChange, stamp: HLCStamp, _ db: Database) throws {
         let id = change.changedObjectID
-        guard let roles = mirrored.roles[id.entity.name] else { return }
+        guard mirrored.roles[id.entity.name] != nil else { return }
         switch change.changeType {
         case .insert:
             try recordInsert(id, stamp: stamp, db)

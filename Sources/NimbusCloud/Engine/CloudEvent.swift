@@ -3,10 +3,15 @@ import Foundation
 /// Something the mirroring engine did: setting up a store, importing, exporting; when it
 /// started, how far it got, how it ended.
 ///
+/// As `NSPersistentCloudKitContainer.Event`, a piece of work is posted when it starts
+/// (``endDate`` nil) and again when it ends, both with the same ``identifier``, so a
+/// "syncing…" indicator pairs them. A pass with nothing to send or apply posts nothing.
 /// For example:
 /// ```swift
+/// var running: Set<UUID> = []
 /// for await event in container.events {
-///     print(event.kind, event.phase, event.recordCount, event.error?.message ?? "")
+///     if event.endDate == nil { running.insert(event.identifier) } else { running.remove(event.identifier) }
+///     print(event.kind, event.phase, event.recordCount, event.succeeded, event.error?.message ?? "")
 /// }
 /// ```
 public struct CloudEvent: Sendable, CustomStringConvertible {
@@ -48,8 +53,14 @@ public struct CloudEvent: Sendable, CustomStringConvertible {
     public var error: CloudError?
     /// When it happened.
     public var date = Date()
+    /// The piece of work: its started, progress and ended events share it.
+    public var identifier = UUID()
+    /// When the work started.
+    public var startDate = Date()
+    /// When the work ended (nil while it runs).
+    public var endDate: Date?
 
-    /// Whether the work ended without an error.
+    /// Whether the work ended without an error (false while it runs).
     public var succeeded: Bool { phase == .ended && error == nil }
 
     public var description: String {

@@ -55,7 +55,17 @@ actor MirrorEngine {
 
     func setUp() async throws {
         if isSetUp { return }
-        emit(CloudEvent(kind: .setup, phase: .started, storeIdentifier: storeIdentifier, recordCount: 0))
+        let started = CloudEvent(kind: .setup, phase: .started, storeIdentifier: storeIdentifier, recordCount: 0)
+        emit(started)
+        func ended(_ count: Int, _ error: CloudError? = nil) -> CloudEvent {
+            var event = started
+            event.phase = .ended
+            event.recordCount = count
+            event.error = error
+            event.date = Date()
+            event.endDate = event.date
+            return event
+        }
         do {
             try await mirror.transport.checkServer()
             let ready = try mirror.store.readTransaction { db in Bool.fromDatabaseValue(try SyncMetadata.state(.zoneReady, db)) ?? false }
@@ -65,10 +75,10 @@ actor MirrorEngine {
             }
             let captured = try mirror.store.writeTransaction { db in try mirror.capture.capture(db) }
             isSetUp = true
-            emit(CloudEvent(kind: .setup, phase: .ended, storeIdentifier: storeIdentifier, recordCount: captured))
+            emit(ended(captured))
         } catch {
             let cloudError = Self.cloudError(error)
-            emit(CloudEvent(kind: .setup, phase: .ended, storeIdentifier: storeIdentifier, recordCount: 0, error: cloudError))
+            emit(ended(0, cloudError))
             throw cloudError
         }
     }
@@ -167,7 +177,7 @@ actor MirrorEngine {
             try? recordOutcome(error: cloudError)
             if cloudError.code == .notAuthenticated {
                 // An account event, not a loss: everything pending stays until a new token comes.
-                emit(CloudEvent(kind: .account, phase: .ended, storeIdentifier: storeIdentifier, recordCount: 0, error: cloudError))
+                emit(CloudEvent(kind: .account, phase: .ended, storeIdentifier: storeIdentifier, recordCount: 0, error: cloudError, endDate: Date()))
             }
             throw cloudError
         }
@@ -270,39 +280,31 @@ actor MirrorEngine {
     }
 
     private func export(_ lane: ZoneLane?) async throws -> Exporter.Outcome {
-        let id = storeIdentifier
-        let emit = self.emit
-        emit(CloudEvent(kind: .export, phase: .started, storeIdentifier: id, recordCount: 0))
+        let events = CloudEventPair(.export, storeIdentifier: storeIdentifier, emit: emit)
         do {
-            let outcome = try await Exporter(mirror: mirror, lane: lane).run { sent, _ in
-                emit(CloudEvent(kind: .export, phase: .progress, storeIdentifier: id, recordCount: sent))
-            }
-            emit(CloudEvent(kind: .export, phase: .ended, storeIdentifier: id, recordCount: outcome.confirmed, error: outcome.itemErrors.first))
+            let outcome = try await Exporter(mirror: mirror, lane: lane).run { sent, _ in events.progress(sent) }
+            events.end(recordCount: outcome.confirmed, error: outcome.itemErrors.first)
             return outcome
         } catch {
-            emit(CloudEvent(kind: .export, phase: .ended, storeIdentifier: id, recordCount: 0, error: Self.cloudError(error)))
+            events.end(recordCount: 0, error: Self.cloudError(error))
             throw error
         }
     }
 
     private func importChanges(_ lane: ZoneLane?, extraDeletions: [String]) async throws -> Importer.Outcome {
-        let id = storeIdentifier
-        let emit = self.emit
-        emit(CloudEvent(kind: .import, phase: .started, storeIdentifier: id, recordCount: 0))
+        let events = CloudEventPair(.import, storeIdentifier: storeIdentifier, emit: emit)
         do {
             let importer = Importer(mirror: mirror, lane: lane)
             if !extraDeletions.isEmpty {
                 let stamp = HLCStamp(time: 0, device: "")
                 _ = try await importer.applyIsolating([], deletions: extraDeletions.map { DeletedRecord(recordName: $0, stamp: stamp) }, token: nil)
             }
-            let outcome = try await importer.run { count in
-                emit(CloudEvent(kind: .import, phase: .progress, storeIdentifier: id, recordCount: count))
-            }
-            emit(CloudEvent(kind: .import, phase: .ended, storeIdentifier: id, recordCount: outcome.applied,
-                            deletedCount: outcome.deleted, conflictCount: outcome.conflicts, quarantinedCount: outcome.quarantined))
+            let outcome = try await importer.run { count in events.progress(count) }
+            events.end(recordCount: outcome.applied, deletedCount: outcome.deleted, conflictCount: outcome.conflicts,
+                       quarantinedCount: outcome.quarantined)
             return outcome
         } catch {
-            emit(CloudEvent(kind: .import, phase: .ended, storeIdentifier: id, recordCount: 0, error: Self.cloudError(error)))
+            events.end(recordCount: 0, error: Self.cloudError(error))
             throw error
         }
     }

@@ -32,7 +32,7 @@ package enum JSONResponse {
 
     /// Like ``decode(_:from:limit:)``, also returning the body's size in bytes.
     package static func decodeCounting<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> (value: T, bytes: Int) {
-        var request = request
+        let request = request
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: limit)

@@ -46,20 +46,29 @@ extension DeviceCommand {
                 }
                 let managedObjectModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
                 let locals = localConfigurations.isEmpty ? managedObjectModel.configurations.keys.filter { $0.lowercased() == "local" } : localConfigurations
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                // The folder holds the device's token (account.json): its owner's only.
-                try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                try encoder.encode(managedObjectModel).write(to: folder.appendingPathComponent("model.json"))
-                let configuration = DeviceFolder.Configuration(server: serverURL, container: container, database: scope,
-                                                               localConfigurations: Array(locals).sorted(),
-                                                               allowsInsecureHTTP: allowInsecureHTTP ? true : nil)
-                try encoder.encode(configuration).write(to: folder.appendingPathComponent("device.json"))
-                let device = try DeviceFolder(path: directory)
-                try device.accounts.signIn(await device.account(for: token))
-                let cloud = try device.openContainer()
-                let status = try cloud.syncStatus()
+                // A failure from here on leaves nothing behind, so the same command can be run again.
+                let cleanup = DeviceFolder.Leftovers(folder: folder)
+                let status: [StoreSyncStatus]
+                let device: DeviceFolder
+                do {
+                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                    // The folder holds the device's token (account.json): its owner's only.
+                    try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                    try encoder.encode(managedObjectModel).write(to: folder.appendingPathComponent("model.json"))
+                    let configuration = DeviceFolder.Configuration(server: serverURL, container: container, database: scope,
+                                                                   localConfigurations: Array(locals).sorted(),
+                                                                   allowsInsecureHTTP: allowInsecureHTTP ? true : nil)
+                    try encoder.encode(configuration).write(to: folder.appendingPathComponent("device.json"))
+                    device = try DeviceFolder(path: directory)
+                    try device.accounts.signIn(await device.account(for: token))
+                    let cloud = try device.openContainer()
+                    status = try cloud.syncStatus()
+                } catch {
+                    cleanup.remove()
+                    throw error
+                }
                 if json { print(try StatusJSON.encode(status)) } else {
                     print("device \(directory): \(status.count) mirrored store(s), \(device.descriptions.count - status.count) local")
                 }
@@ -102,7 +111,7 @@ extension DeviceCommand {
         @Flag(help: "Print the status as JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
+            try reportingErrors {
                 let status = try DeviceFolder(path: directory).openContainer().syncStatus()
                 if json { print(try StatusJSON.encode(status)); return }
                 for store in status {
@@ -261,5 +270,15 @@ extension DeviceCommand {
         try accounts.signIn(account)
         try await container.switchAccount(to: account)
         print(previous == account.identifier ? "token replaced: \(account.identifier)" : "\(verb): \(account.identifier)")
+        // The account's data comes down (and what moved in goes up) now, not at the next
+        // `device sync`: a sign-in that shows an empty store looks like lost data. The sign-in
+        // stands when this sync fails; its error (and exit code) says to run `device sync`.
+        do {
+            let summary = try await container.syncNow()
+            print("synced: \(summary.exported) exported, \(summary.imported) imported")
+        } catch {
+            let status = ExitStatus.report(for: error)?.status ?? .internalError
+            throw CLIError("\(verb), but the first sync failed; run nimbus device sync \(directory) to retry", status: status, underlying: error)
+        }
     }
 }

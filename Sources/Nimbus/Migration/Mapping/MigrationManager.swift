@@ -215,7 +215,7 @@ public final class MigrationManager: @unchecked Sendable {
         } catch {
             let what = object.map { " for source object \($0.objectID)" } ?? ""
             let message = (error as? NimbusError)?.message ?? "\(error)"
-            throw NimbusError(.migrationFailed, "entity mapping \(mapping.name) failed\(what): \(message)", underlying: error as? any Error & Sendable)
+            throw NimbusError(.migrationFailed, "entity mapping \(mapping.name) failed\(what): \(message)", underlying: error)
         }
     }
 

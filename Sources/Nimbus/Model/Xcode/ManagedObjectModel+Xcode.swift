@@ -43,7 +43,8 @@ extension ManagedObjectModel {
         do {
             try self.init(entities: declarations.entities, configurations: declarations.configurations,
                           versionIdentifiers: declarations.versionIdentifiers,
-                          unsupportedFeatures: declarations.unsupportedFeatures)
+                          unsupportedFeatures: declarations.unsupportedFeatures,
+                          fetchRequestTemplates: declarations.fetchRequestTemplates)
         } catch let error as NimbusError {
             throw NimbusError(error.code, "\(file): \(error.message)", underlying: error)
         }

@@ -83,14 +83,18 @@ extension XcodeModelReader {
             attribute.userInfo = try readUserInfo(child, owner: owner)
         }
         try noteUnsupportedSettings(of: element, attribute: attribute, owner: owner)
+        if try flag("derived", of: element, owner: owner) == true {
+            if let expression = element["derivationExpression"], (try? DerivedAttribute.parse(expression)) != nil {
+                attribute.derivationExpression = expression
+            } else {
+                let expression = element["derivationExpression"].map { " `\($0)`" } ?? ""
+                note("\(owner): derivation\(expression) is not an expression Nimbus can compute; the attribute is kept as a plain stored attribute")
+            }
+        }
         return attribute
     }
 
     private mutating func noteUnsupportedSettings(of element: XcodeXMLElement, attribute: AttributeDescription, owner: String) throws {
-        if try flag("derived", of: element, owner: owner) == true {
-            let expression = element["derivationExpression"].map { " (derivation `\($0)`)" } ?? ""
-            note("\(owner): derived attribute\(expression) is not computed yet; it is kept as a plain stored attribute")
-        }
         if let className = element["customClassName"], ManagedCodeGenerator.archivedType(of: attribute) == nil {
             let transformer = attribute.valueTransformerName.map { "under the transformer name \($0)" }
                 ?? "and name it in valueTransformerName"

@@ -17,6 +17,7 @@ extension XcodeModelReader {
         var fetchIndexes: [FetchIndexDescription] = []
         var uniquenessConstraints: [[String]] = []
         var userInfo: [String: String] = [:]
+        var fetchedProperties: [FetchedPropertyDescription] = []
         for child in element.children {
             switch child.name {
             case "attribute":
@@ -31,8 +32,11 @@ extension XcodeModelReader {
                 relationships.append(try readRelationship(child, entity: name))
             case "fetchedProperty":
                 let property = child["name"] ?? "(unnamed)"
-                let request = child.children(named: "fetchRequest").first.map { " (\(describeFetch($0)))" } ?? ""
-                note("\(name).\(property): fetched property\(request) is not supported yet; it was left out")
+                if let request = child.children(named: "fetchRequest").first, let entity = request["entity"] {
+                    fetchedProperties.append(FetchedPropertyDescription(name: property, entityName: entity, predicateFormat: request["predicateString"]))
+                } else {
+                    note("\(name).\(property): fetched property without an entity to fetch; it was left out")
+                }
             case "fetchIndex":
                 if let index = try readFetchIndex(child, entity: name) { fetchIndexes.append(index) }
             case "compoundIndexes":
@@ -54,7 +58,7 @@ extension XcodeModelReader {
             uniquenessConstraints: uniquenessConstraints,
             renamingIdentifier: renamingIdentifier(of: element),
             versionHashModifier: element["versionHashModifier"], userInfo: userInfo,
-            spotlightDisplayNameProperty: element["spotlightDisplayNameProperty"])
+            spotlightDisplayNameProperty: element["spotlightDisplayNameProperty"], fetchedProperties: fetchedProperties)
     }
 
     /// Xcode writes the inspector's "Renaming ID" as `elementID`; `renamingIdentifier` is

@@ -14,6 +14,7 @@ struct XcodeModelReader {
         var configurations: [String: [String]] = [:]
         var versionIdentifiers: Set<String> = []
         var unsupportedFeatures: [String] = []
+        var fetchRequestTemplates: [String: FetchRequestTemplate] = [:]
     }
 
     /// The file name used in error messages.
@@ -59,7 +60,11 @@ struct XcodeModelReader {
                 let (name, members) = try readConfiguration(child)
                 declarations.configurations[name] = members
             case "fetchRequest":
-                note("model: fetch request template \(child["name"] ?? "(unnamed)") (\(describeFetch(child))) is not supported yet; it was left out")
+                if let name = child["name"], let entity = child["entity"] {
+                    declarations.fetchRequestTemplates[name] = FetchRequestTemplate(name: name, entityName: entity, predicateFormat: child["predicateString"])
+                } else {
+                    note("model: fetch request template \(child["name"] ?? "(unnamed)") (\(describeFetch(child))) has no name or entity; it was left out")
+                }
             case "composite", "compositeAttribute":
                 note("model: composite attribute type \(child["name"] ?? "(unnamed)") is not supported yet; it was left out")
             case "userInfo":
