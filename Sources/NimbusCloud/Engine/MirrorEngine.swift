@@ -144,8 +144,15 @@ actor MirrorEngine {
     /// Deletes the zone on the server (every record, in one step), starts a new epoch there
     /// and empties this replica; other devices remove theirs when they next sync.
     func eraseCloudContent() async throws {
+        // A shared store holds other users' zones: not this user's to erase.
+        guard mirror.options.databaseScope != .shared else { return }
         try await serially {
             try await self.setUp()
+            // The zones this store's objects were shared from go too (their participants lose them).
+            for zone in try self.mirror.store.readTransaction({ db in try Placement.zones(db) }) {
+                do { try await self.mirror.transport.deleteZone(zone.zoneID) } catch let error as CloudError where error.code == .zoneNotFound {}
+            }
+            try self.mirror.store.writeTransaction { db in try db.execute(sql: "DELETE FROM ANIMBUSCLOUDZONE") }
             let epoch = UUID().uuidString
             try await self.mirror.transport.deleteZone(self.mirror.zoneID)
             try await self.mirror.transport.createZone(self.mirror.zoneID)

@@ -47,7 +47,7 @@ extension PostgresStorage {
             var owned: [(ZoneState, Int64)] = []
             for try await row in try await connection.run(
                 """
-                SELECT z.id, z.name, z.seq, z.purged_seq, z.db_seq, z.deleted, z.shared, z.owner_id FROM zones z JOIN shares s ON s.zone_id = z.id
+                SELECT z.id, z.incarnation, z.name, z.seq, z.purged_seq, z.db_seq, z.deleted, z.shared, z.owner_id FROM zones z JOIN shares s ON s.zone_id = z.id
                 WHERE z.container = \(container) AND z.scope = 'private' AND z.owner_id = \(userID) AND NOT z.deleted ORDER BY z.name
                 """, logger: logger) {
                 let cells = row.makeRandomAccess()
@@ -56,7 +56,7 @@ extension PostgresStorage {
             var participating: [(ZoneState, Int64)] = []
             for try await row in try await connection.run(
                 """
-                SELECT z.id, z.name, z.seq, z.purged_seq, z.db_seq, z.deleted, z.shared, z.owner_id, u.name AS owner_name
+                SELECT z.id, z.incarnation, z.name, z.seq, z.purged_seq, z.db_seq, z.deleted, z.shared, z.owner_id, u.name AS owner_name
                 FROM zones z JOIN shares s ON s.zone_id = z.id JOIN users u ON u.id = z.owner_id
                 WHERE z.container = \(container) AND z.scope = 'private' AND NOT z.deleted AND (
                     EXISTS (SELECT 1 FROM share_participants p WHERE p.zone_id = z.id AND p.user_id = \(userID) AND p.state IN ('invited', 'accepted'))
