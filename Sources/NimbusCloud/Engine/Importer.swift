@@ -12,8 +12,8 @@ import NimbusWire
 /// tombstones were purged while this device was away) are removed at the end.
 struct Importer: Sendable {
     let mirror: StoreMirror
-    /// Records per page.
-    var pageSize = 400
+    /// Records per page: the most the server sends in one (see ``FetchZoneChangesRequest/maximumLimit``).
+    var pageSize = FetchZoneChangesRequest.maximumLimit
     /// Whether records are applied whatever their ancestors say (fields a model upgrade made
     /// known, see ``UpgradeReplayer``).
     var replaying = false
@@ -34,6 +34,9 @@ struct Importer: Sendable {
 
     func run(progress: @Sendable (Int) -> Void = { _ in }) async throws -> Outcome {
         var outcome = Outcome()
+        // The next page, asked for while this one is applied (see ``PagePrefetch``).
+        var ahead: PagePrefetch?
+        defer { ahead?.cancel() }
         while true {
             let (token, refetching) = try mirror.store.readTransaction { db in
                 (String.fromDatabaseValue(try SyncMetadata.state(.zoneToken, db)).map(ChangeToken.init(rawValue:)),
@@ -41,7 +44,12 @@ struct Importer: Sendable {
             }
             let page: FetchZoneChangesResponse
             do {
-                page = try await mirror.transport.fetchChanges(FetchZoneChangesRequest(since: token, limit: pageSize), in: mirror.zoneID)
+                let prefetched = ahead
+                ahead = nil
+                page = try await PagePrefetch.page(since: token, prefetched: prefetched, limit: pageSize, mirror: mirror)
+                if page.moreComing, let next = page.changeToken {
+                    ahead = PagePrefetch(since: next, limit: pageSize, mirror: mirror)
+                }
             } catch let error as CloudError where error.code == .changeTokenExpired {
                 mirror.log.notice("the zone's change token expired; fetching the whole zone again")
                 try mirror.store.writeTransaction { db in
