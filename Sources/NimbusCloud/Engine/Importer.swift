@@ -47,8 +47,8 @@ struct Importer: Sendable {
                 let prefetched = ahead
                 ahead = nil
                 page = try await PagePrefetch.page(since: token, prefetched: prefetched, limit: pageSize, mirror: mirror)
-                if page.moreComing, let next = page.changeToken {
-                    ahead = PagePrefetch(since: next, limit: pageSize, mirror: mirror)
+                if page.moreComing {
+                    ahead = PagePrefetch(since: page.changeToken, limit: pageSize, mirror: mirror)
                 }
             } catch let error as CloudError where error.code == .changeTokenExpired {
                 mirror.log.notice("the zone's change token expired; fetching the whole zone again")
