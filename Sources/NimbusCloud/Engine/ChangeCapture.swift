@@ -34,6 +34,11 @@ struct ChangeCapture {
             return count
         }
         guard cursor < last else { return 0 }
+        // Only the importer's own pages since the cursor (a download): nothing to read.
+        if try !PageApplier.hasUncapturedEdits(after: cursor, author: importAuthor, db) {
+            try advance(to: last, db)
+            return 0
+        }
         var clock = try HybridLogicalClock.load(db)
         var count = 0
         let now = Date().addingTimeInterval(offset)

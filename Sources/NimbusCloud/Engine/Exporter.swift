@@ -37,7 +37,7 @@ struct Exporter: Sendable {
         while true {
             rounds += 1
             let started = ContinuousClock.now
-            let plan = try await prepare(limit: 400)
+            let plan = try await prepare(limit: Self.itemsPerRound)
             let prepared = ContinuousClock.now
             if plan.isEmpty { break }
             for (checksum, data) in plan.assets {
@@ -51,14 +51,27 @@ struct Exporter: Sendable {
             var failedThisRound = 0
             var settledThisRound = 0
             var sending = Duration.zero, recording = Duration.zero
-            while !pendingBatches.isEmpty {
+            // One batch in flight while the answer to the one before it is recorded (pipelining):
+            // batches still reach the server one at a time and in order.
+            let mirror = self.mirror
+            func launch() throws -> InFlightBatch? {
+                guard !pendingBatches.isEmpty else { return nil }
                 let batch = pendingBatches.removeFirst()
                 let (firstSaves, sentBefore) = try markFirstSaves(batch, plan: plan)
+                let transport = mirror.transport, zone = self.zone.zoneID
+                return InFlightBatch(batch: batch, firstSaves: firstSaves, sentBefore: sentBefore,
+                                     task: Task { try await transport.modify(batch, in: zone) })
+            }
+            var current = try launch()
+            defer { current?.task.cancel() }
+            while let inFlight = current {
+                let batch = inFlight.batch, firstSaves = inFlight.firstSaves, sentBefore = inFlight.sentBefore
                 let response: ModifyRecordsResponse
                 do {
                     let sent = ContinuousClock.now
-                    response = try await mirror.transport.modify(batch, in: zone.zoneID)
+                    response = try await inFlight.task.value
                     sending += ContinuousClock.now - sent
+                    current = nil
                 } catch let error as CloudError where error.code == .limitExceeded && batch.saves.count + batch.deletions.count > 1 {
                     // Halve and try again.
                     maximumItems = max(1, (batch.saves.count + batch.deletions.count) / 2)
@@ -67,8 +80,10 @@ struct Exporter: Sendable {
                     halves.saves = batch.saves
                     halves.deletions = batch.deletions
                     pendingBatches.insert(contentsOf: halves.batches(maximumItems: maximumItems, maximumBytes: .max), at: 0)
+                    current = try launch()
                     continue
                 }
+                current = try launch()
                 outcome.sent += batch.saves.count + batch.deletions.count
                 let recordStarted = ContinuousClock.now
                 let ownDevice = try await ownDeviceIfNeeded(response, sentBefore: sentBefore)
@@ -86,6 +101,17 @@ struct Exporter: Sendable {
             if failedThisRound > 0 || settledThisRound == 0 { break }
         }
         return outcome
+    }
+
+    /// Items read from the outbox per round: several batches, sent one after another.
+    static let itemsPerRound = ModifyRecordsRequest.maximumItems * 5
+
+    /// A batch sent and not answered yet, with what its answer is recorded against.
+    struct InFlightBatch {
+        var batch: ModifyRecordsRequest
+        var firstSaves: Set<String>
+        var sentBefore: Set<String>
+        var task: Task<ModifyRecordsResponse, any Error>
     }
 
     // MARK: Planning
@@ -199,8 +225,8 @@ struct Exporter: Sendable {
                     if let existing = try SyncMetadata.record(named: name, db), existing.entity != key.entity || existing.primaryKey != key.primaryKey {
                         throw CloudError(.server, "record \(name) is already mapped to another object: the store holds two objects with one unique key")
                     }
-                    try db.execute(sql: "INSERT OR IGNORE INTO ANIMBUSCLOUDRECORD (ZENTITY, ZPK, ZRECORDNAME) VALUES (?, ?, ?)",
-                                   arguments: [key.entity, key.primaryKey, name])
+                    try db.cachedStatement(sql: "INSERT OR IGNORE INTO ANIMBUSCLOUDRECORD (ZENTITY, ZPK, ZRECORDNAME) VALUES (?, ?, ?)")
+                        .execute(arguments: [key.entity, key.primaryKey, name])
                 }
             }
         }

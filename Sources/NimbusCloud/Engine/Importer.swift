@@ -12,8 +12,8 @@ import NimbusWire
 /// tombstones were purged while this device was away) are removed at the end.
 struct Importer: Sendable {
     let mirror: StoreMirror
-    /// Records per page.
-    var pageSize = 400
+    /// Records per page: the most the server sends in one (see ``FetchZoneChangesRequest/maximumLimit``).
+    var pageSize = FetchZoneChangesRequest.maximumLimit
     /// Whether records are applied whatever their ancestors say (fields a model upgrade made
     /// known, see ``UpgradeReplayer``).
     var replaying = false
@@ -39,12 +39,20 @@ struct Importer: Sendable {
 
     func run(progress: @Sendable (Int) -> Void = { _ in }) async throws -> Outcome {
         var outcome = Outcome()
+        // The next page, asked for while this one is applied (see ``PagePrefetch``).
+        var ahead: PagePrefetch?
+        defer { ahead?.cancel() }
         while true {
             let zone = self.zone
             let (token, refetching) = try mirror.store.readTransaction { db in (try zone.token(db), try zone.isRefetching(db)) }
             let page: FetchZoneChangesResponse
             do {
-                page = try await mirror.transport.fetchChanges(FetchZoneChangesRequest(since: token, limit: pageSize), in: zone.zoneID)
+                let prefetched = ahead
+                ahead = nil
+                page = try await PagePrefetch.page(since: token, prefetched: prefetched, limit: pageSize, mirror: mirror, zone: zone.zoneID)
+                if page.moreComing {
+                    ahead = PagePrefetch(since: page.changeToken, limit: pageSize, mirror: mirror, zone: zone.zoneID)
+                }
             } catch let error as CloudError where error.code == .changeTokenExpired {
                 mirror.log.notice("the change token of zone \(zone) expired; fetching the whole zone again")
                 try mirror.store.writeTransaction { db in

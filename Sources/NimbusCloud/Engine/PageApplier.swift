@@ -388,11 +388,15 @@ struct PageApplier {
             // A local save after the capture would be overwritten silently: apply again.
             let cursor = Int64.fromDatabaseValue(try SyncMetadata.state(.historyCursor, db)) ?? 0
             if try Self.hasUncapturedEdits(after: cursor, author: importAuthor, db) { throw UncapturedEdits() }
-            for (id, name) in newNames {
+            try SyncMetadata.mapRecords(newNames.map { id, name in
                 let permanentID = permanent[id] ?? id
-                try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDRECORD (ZENTITY, ZPK, ZRECORDNAME) VALUES (?, ?, ?)",
-                               arguments: [permanentID.entity.entityNumber, permanentID.primaryKey, name])
-                if let zone = lane?.key { try Placement.place(entity: permanentID.entity.entityNumber, primaryKey: permanentID.primaryKey, in: zone, db) }
+                return (permanentID.entity.entityNumber, permanentID.primaryKey, name)
+            }, db)
+            if let zone = lane?.key {
+                for (id, _) in newNames {
+                    let permanentID = permanent[id] ?? id
+                    try Placement.place(entity: permanentID.entity.entityNumber, primaryKey: permanentID.primaryKey, in: zone, db)
+                }
             }
             // An object matched to a newer record of its unique key had its memberships sent
             // under its old name, which the other devices no longer resolve (that record was
@@ -402,7 +406,7 @@ struct PageApplier {
                     UPDATE ANIMBUSCLOUDLINK SET ZPENDING = 1 WHERE (ZFIRSTENTITY = ?1 AND ZFIRSTPK = ?2) OR (ZSECONDENTITY = ?1 AND ZSECONDPK = ?2)
                     """, arguments: [id.entity.entityNumber, id.primaryKey])
             }
-            for (_, ancestor) in finalAncestors { try SyncMetadata.confirm(ancestor, db) }
+            try SyncMetadata.confirmAll(finalAncestors.values, db)
             var clock = try HybridLogicalClock.load(db)
             let now = try mirror.now(db)   // the server's time: stamps of edits made here
             for record in allRecords { for field in record.fields.values { clock.observe(field.stamp.time) } }
@@ -485,16 +489,7 @@ struct PageApplier {
         return try mirror.store.readTransaction { db in
             var known = Known()
             known.retired = Set(try MetadataSchema.stored(db)?.retired ?? [])
-            for name in names {
-                if let row = try SyncMetadata.record(named: name, db) {
-                    known.rows[name] = row
-                    if let pending = try SyncMetadata.pendingFields(entity: row.entity, primaryKey: row.primaryKey, db) {
-                        known.pending[ObjectKey(entity: row.entity, primaryKey: row.primaryKey)] = pending
-                    }
-                } else if try SyncMetadata.isTombstoned(name, db) {
-                    known.tombstones.insert(name)
-                }
-            }
+            (known.rows, known.pending, known.tombstones) = try SyncMetadata.records(named: names, db)
             for record in records {
                 guard let link = LinkRecord(record), let first = known.rows[link.first], let second = known.rows[link.second],
                       let row = try Row.fetchOne(db, sql: """

@@ -89,12 +89,12 @@ enum SyncMetadata {
     }
 
     static func record(entity: Int, primaryKey: Int64, _ db: Database) throws -> RecordRow? {
-        try Row.fetchOne(db, sql: "SELECT ZENTITY, ZPK, ZRECORDNAME, ZCHANGETAG, ZANCESTOR FROM ANIMBUSCLOUDRECORD WHERE ZENTITY = ? AND ZPK = ?",
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT ZENTITY, ZPK, ZRECORDNAME, ZCHANGETAG, ZANCESTOR FROM ANIMBUSCLOUDRECORD WHERE ZENTITY = ? AND ZPK = ?"),
                          arguments: [entity, primaryKey]).map(recordRow)
     }
 
     static func record(named name: String, _ db: Database) throws -> RecordRow? {
-        try Row.fetchOne(db, sql: "SELECT ZENTITY, ZPK, ZRECORDNAME, ZCHANGETAG, ZANCESTOR FROM ANIMBUSCLOUDRECORD WHERE ZRECORDNAME = ?",
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT ZENTITY, ZPK, ZRECORDNAME, ZCHANGETAG, ZANCESTOR FROM ANIMBUSCLOUDRECORD WHERE ZRECORDNAME = ?"),
                          arguments: [name]).map(recordRow)
     }
 
@@ -109,8 +109,8 @@ enum SyncMetadata {
     }
 
     static func confirm(_ record: Record, _ db: Database) throws {
-        try db.execute(sql: "UPDATE ANIMBUSCLOUDRECORD SET ZCHANGETAG = ?, ZANCESTOR = ? WHERE ZRECORDNAME = ?",
-                       arguments: [record.changeTag, try WireJSONWriter.encode(record), record.recordName])
+        try db.cachedStatement(sql: "UPDATE ANIMBUSCLOUDRECORD SET ZCHANGETAG = ?, ZANCESTOR = ? WHERE ZRECORDNAME = ?")
+            .execute(arguments: [record.changeTag, try WireJSONWriter.encode(record), record.recordName])
     }
 
     static func removeRecord(named name: String, _ db: Database) throws {
@@ -125,23 +125,23 @@ enum SyncMetadata {
     }
 
     static func isTombstoned(_ name: String, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM ANIMBUSCLOUDTOMBSTONE WHERE ZRECORDNAME = ?)", arguments: [name]) ?? false
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM ANIMBUSCLOUDTOMBSTONE WHERE ZRECORDNAME = ?)"), arguments: [name]) ?? false
     }
 
     // MARK: Pending fields
 
     static func pendingFields(entity: Int, primaryKey: Int64, _ db: Database) throws -> [String: HLCStamp]? {
-        guard let data = try Data.fetchOne(db, sql: "SELECT ZFIELDS FROM ANIMBUSCLOUDPENDING WHERE ZENTITY = ? AND ZPK = ?",
+        guard let data = try Data.fetchOne(db.cachedStatement(sql: "SELECT ZFIELDS FROM ANIMBUSCLOUDPENDING WHERE ZENTITY = ? AND ZPK = ?"),
                                            arguments: [entity, primaryKey]) else { return nil }
         return try WireCoding.stamps(from: data)
     }
 
     static func setPendingFields(_ fields: [String: HLCStamp], entity: Int, primaryKey: Int64, _ db: Database) throws {
         if fields.isEmpty {
-            try db.execute(sql: "DELETE FROM ANIMBUSCLOUDPENDING WHERE ZENTITY = ? AND ZPK = ?", arguments: [entity, primaryKey])
+            try db.cachedStatement(sql: "DELETE FROM ANIMBUSCLOUDPENDING WHERE ZENTITY = ? AND ZPK = ?").execute(arguments: [entity, primaryKey])
         } else {
-            try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDPENDING (ZENTITY, ZPK, ZFIELDS) VALUES (?, ?, ?)",
-                           arguments: [entity, primaryKey, try StampsJSON.encode(fields)])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDPENDING (ZENTITY, ZPK, ZFIELDS) VALUES (?, ?, ?)")
+                .execute(arguments: [entity, primaryKey, try StampsJSON.encode(fields)])
         }
     }
 

@@ -6,7 +6,7 @@ struct StoreCommand: ParsableCommand {
         commandName: "store",
         abstract: "Create, change, query and inspect a Nimbus (Core Data) SQLite store.",
         discussion: "Commands other than create read the model the store keeps, so no model is needed.",
-        subcommands: [Create.self, Insert.self, Fetch.self, Update.self, Delete.self, Copy.self, Destroy.self, Inspect.self, History.self, PurgeHistory.self,
+        subcommands: [Create.self, Insert.self, Import.self, Fetch.self, Update.self, Delete.self, Copy.self, Destroy.self, Inspect.self, History.self, PurgeHistory.self,
                       Explain.self, Search.self, Migrate.self]
     )
 }

@@ -24,6 +24,15 @@ final class FaultyTransport: CloudTransport, Sendable {
         self.base = base
     }
 
+    /// Called as each fetch of changes or modify starts, before it reaches the server.
+    private let observers = Mutex<(fetch: (@Sendable (FetchZoneChangesRequest) -> Void)?, modify: (@Sendable (ModifyRecordsRequest) -> Void)?)>((nil, nil))
+    /// Modifies sent and not answered yet, and the most there ever were at once.
+    private let modifiesInFlight = Mutex<(now: Int, most: Int)>((0, 0))
+
+    func observeFetches(_ observer: @escaping @Sendable (FetchZoneChangesRequest) -> Void) { observers.withLock { $0.fetch = observer } }
+    func observeModifies(_ observer: @escaping @Sendable (ModifyRecordsRequest) -> Void) { observers.withLock { $0.modify = observer } }
+    var mostModifiesInFlight: Int { modifiesInFlight.withLock { $0.most } }
+
     func inject(_ faults: Fault...) { state.withLock { $0.faults += faults } }
     /// Batches of more items than this are refused with `limitExceeded`.
     func refuseBatches(over limit: Int?) { state.withLock { $0.limit = limit } }
@@ -43,6 +52,9 @@ final class FaultyTransport: CloudTransport, Sendable {
     func deleteZone(_ zone: ZoneID) async throws { try await base.deleteZone(zone) }
 
     func modify(_ request: ModifyRecordsRequest, in zone: ZoneID) async throws -> ModifyRecordsResponse {
+        modifiesInFlight.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+        defer { modifiesInFlight.withLock { $0.now -= 1 } }
+        observers.withLock { $0.modify }?(request)
         let items = request.saves.count + request.deletions.count
         if let limit = state.withLock({ $0.limit }), items > limit {
             throw CloudError(.limitExceeded, "test: batches over \(limit) items are refused")
@@ -60,6 +72,7 @@ final class FaultyTransport: CloudTransport, Sendable {
     }
 
     func fetchChanges(_ request: FetchZoneChangesRequest, in zone: ZoneID) async throws -> FetchZoneChangesResponse {
+        observers.withLock { $0.fetch }?(request)
         if case let .fetchFails(error)? = next({ if case .fetchFails = $0 { true } else { false } }) { throw error }
         return try await base.fetchChanges(request, in: zone)
     }
