@@ -4,7 +4,7 @@ import NimbusWire
 extension HTTPTransport {
     /// Every live zone of the transport's database, read page by page.
     ///
-    /// The server answers a listing in pages of at most ``ListZonesResponse/maximumLimit``
+    /// The server answers a listing in pages of at most `ListZonesResponse.maximumLimit`
     /// zones; this follows each page's continuation until the last, so a database of 20,000
     /// zones is 20 requests and a complete list.
     ///

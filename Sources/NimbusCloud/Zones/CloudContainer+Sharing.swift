@@ -7,7 +7,7 @@ import NimbusWire
 /// moves them, and everything they reach through relationships, into a zone of their own;
 /// the zone's share names participants, who accept it through its URL and then see the
 /// objects in their shared store (a store description whose options say
-/// ``NimbusWire/DatabaseScope/shared``).
+/// `DatabaseScope.shared`).
 extension CloudContainer {
     // MARK: Owner
 
@@ -149,10 +149,10 @@ extension CloudContainer {
     /// Accepts share invitations: each share's zone joins the shared store and is fetched.
     /// - Parameters:
     ///   - urls: Share URLs (as ``CloudShare/url`` gives them).
-    ///   - store: The shared store (options with ``NimbusWire/DatabaseScope/shared``).
+    ///   - store: The shared store (options with `DatabaseScope.shared`).
     /// - Returns: What each URL led to.
-    /// - Throws: ``CloudError`` with ``CloudError/Code-swift.struct/unknownItem`` for a URL
-    ///   that is unknown or not for this user.
+    /// - Throws: ``CloudError`` carrying the server's `unknownItem` for a URL that is unknown
+    ///   or not for this user (the server answers both alike).
     @discardableResult
     public func acceptShareInvitations(from urls: [URL], into store: PersistentStore) async throws -> [ShareMetadata] {
         let engine = try engine(for: store)
