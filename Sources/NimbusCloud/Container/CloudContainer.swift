@@ -37,6 +37,11 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
     public var setsUpAccountStoresAsynchronously = true
     /// Whether the local store is read-only while no account is signed in.
     public var isReadOnlyWithoutAccount = false
+    /// How old persistent history must be before the mirroring purges it, once every
+    /// registered history consumer (the mirroring, and readers registered with
+    /// `setHistoryToken(_:forConsumer:)`) has read it: 7 days by default, `nil` to never purge (decision
+    /// 0071). Set it before loading the stores.
+    public var historyRetention: TimeInterval? = 7 * 24 * 3600
     /// The author of the transactions that imports write (they are never exported back).
     public static let importAuthor = "NimbusCloud.import"
 
@@ -196,7 +201,8 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
         let mirror = StoreMirror(store: store, coordinator: persistentStoreCoordinator, mirrored: mirrored,
                                  transport: makeTransport(options), options: options, deviceID: deviceID,
                                  importAuthor: Self.importAuthor, log: log,
-                                 resolver: { [weak self] entity in self?.state.withLock { $0.resolvers[entity] } })
+                                 resolver: { [weak self] entity in self?.state.withLock { $0.resolvers[entity] } },
+                                 historyRetention: historyRetention)
         if options.databaseScope == .shared { ReadOnlyShares.guardWrites(of: store, importAuthor: Self.importAuthor) }
         let engine = MirrorEngine(mirror: mirror) { [weak self] event in self?.post(event) }
         state.withLock { $0.engines.append(engine) }

@@ -171,6 +171,9 @@ actor MirrorEngine {
             let summary = try await syncOnce()
             failures = 0
             try? recordOutcome(error: nil)
+            if let retention = mirror.historyRetention {
+                do { try HistoryTrim.run(mirror.store, retention: retention) } catch { mirror.log.notice("history was not purged: \(error)") }
+            }
             return summary
         } catch {
             let cloudError = Self.cloudError(error)

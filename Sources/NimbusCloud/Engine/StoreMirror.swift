@@ -25,6 +25,8 @@ final class StoreMirror: Sendable {
     let log: Logger
     /// The conflict resolver set for an entity, if any.
     let resolver: @Sendable (String) -> ConflictResolver?
+    /// How old read history must be before the mirroring purges it (`nil`: never; see ``HistoryTrim``).
+    let historyRetention: TimeInterval?
 
     var zoneID: ZoneID { options.zoneID }
 
@@ -33,8 +35,9 @@ final class StoreMirror: Sendable {
 
     init(store: PersistentStore, coordinator: PersistentStoreCoordinator, mirrored: MirroredModel, transport: any CloudTransport,
          options: CloudContainerOptions, deviceID: String, importAuthor: String, log: Logger,
-         resolver: @escaping @Sendable (String) -> ConflictResolver? = { _ in nil }) {
+         resolver: @escaping @Sendable (String) -> ConflictResolver? = { _ in nil }, historyRetention: TimeInterval? = nil) {
         self.resolver = resolver
+        self.historyRetention = historyRetention
         self.store = store
         self.mirrored = mirrored
         self.connection = Mutex((options, transport))
