@@ -23,10 +23,15 @@ package final class ServerMetrics: Sendable {
     ]
 
     package init() {
-        recordsStored = registry.makeGauge(name: "nimbus_records_stored", help: "Live records across all databases.")
-        bytesStored = registry.makeGauge(name: "nimbus_record_bytes_stored", help: "Bytes of live records.")
-        connectedDevices = registry.makeGauge(name: "nimbus_connected_devices", help: "Push WebSockets connected to this process.")
-        pushMessages = registry.makeCounter(name: "nimbus_push_messages_total", help: "Push messages sent to devices.")
+        recordsStored = registry.makeGauge(descriptor: Self.metric("nimbus_records_stored", help: "Live records across all databases."))
+        bytesStored = registry.makeGauge(descriptor: Self.metric("nimbus_record_bytes_stored", help: "Bytes of live records."))
+        connectedDevices = registry.makeGauge(descriptor: Self.metric("nimbus_connected_devices", help: "Push WebSockets connected to this process."))
+        pushMessages = registry.makeCounter(descriptor: Self.metric("nimbus_push_messages_total", help: "Push messages sent to devices."))
+    }
+
+    /// A metric's descriptor with its whole name (the registry joins non-empty parts only).
+    static func metric(_ name: String, help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
     }
 
     /// Counts one request and its duration.
@@ -35,9 +40,8 @@ package final class ServerMetrics: Sendable {
         let counter = requestCounters.withLockedValue { counters in
             if let counter = counters[key] { return counter }
             let counter = registry.makeCounter(
-                name: "nimbus_http_requests_total",
-                labels: [("route", route), ("method", method), ("status", String(status))],
-                help: "HTTP requests by route, method and status.")
+                descriptor: Self.metric("nimbus_http_requests_total", help: "HTTP requests by route, method and status."),
+                labels: [("route", route), ("method", method), ("status", String(status))])
             counters[key] = counter
             return counter
         }
@@ -45,8 +49,8 @@ package final class ServerMetrics: Sendable {
         let histogram = durations.withLockedValue { durations in
             if let histogram = durations[route] { return histogram }
             let histogram = registry.makeDurationHistogram(
-                name: "nimbus_http_request_duration_seconds", labels: [("route", route)], buckets: Self.buckets,
-                help: "HTTP request latency by route.")
+                descriptor: Self.metric("nimbus_http_request_duration_seconds", help: "HTTP request latency by route."),
+                labels: [("route", route)], buckets: Self.buckets)
             durations[route] = histogram
             return histogram
         }
