@@ -17,11 +17,11 @@ struct CollectedRows: AsyncSequence, Sendable {
 
     func collect() -> [PostgresRow] { rows }
 
-    func decode<Column: PostgresDecodable>(_ type: Column.Type) -> AsyncThrowingMapSequence<CollectedRows, Column> {
+    func decode<Column: PostgresDecodable & SendableMetatype>(_ type: Column.Type) -> AsyncThrowingMapSequence<CollectedRows, Column> {
         map { try $0.decode(Column.self) }
     }
 
-    func decode<each Column: PostgresDecodable>(_ type: (repeat each Column).Type) -> AsyncThrowingMapSequence<CollectedRows, (repeat each Column)> {
+    func decode<each Column: PostgresDecodable & SendableMetatype>(_ type: (repeat each Column).Type) -> AsyncThrowingMapSequence<CollectedRows, (repeat each Column)> {
         map { try $0.decode((repeat each Column).self, context: .default) }
     }
 }
