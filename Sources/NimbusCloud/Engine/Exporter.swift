@@ -135,10 +135,10 @@ struct Exporter: Sendable {
     private static func build(_ work: PendingWork, mirror: StoreMirror, lane: ZoneLane?, context: ManagedObjectContext) throws -> ExportPlan {
         // Related objects in another zone: references to them are not sent (decision 0070).
         var zones: [ManagedObjectID: String?] = [:]
-        func isElsewhere(_ id: ManagedObjectID) -> Bool {
+        func isElsewhere(_ id: ManagedObjectID) throws -> Bool {
             guard let lane else { return false }
             if let known = zones[id] { return known != lane.key }
-            let zone = (try? mirror.store.readTransaction { db in try Placement.zone(entity: id.entity.entityNumber, primaryKey: id.primaryKey, db) }) ?? nil
+            let zone = try mirror.store.readTransaction { db in try Placement.zone(entity: id.entity.entityNumber, primaryKey: id.primaryKey, db) }
             zones[id] = zone
             return zone != lane.key
         }
@@ -200,7 +200,7 @@ struct Exporter: Sendable {
             _ = try name(for: pending.id, object: object)
             for (property, _) in pending.fields {
                 if case .toOne? = mirror.mirrored.role(of: property, in: object.entity),
-                   let destination = object.value(forKey: property) as? ManagedObject, !isElsewhere(destination.objectID) {
+                   let destination = object.value(forKey: property) as? ManagedObject, try !isElsewhere(destination.objectID) {
                     _ = try name(for: destination.objectID, object: destination)
                 }
             }

@@ -33,7 +33,7 @@ struct RecordBuilder {
     ///     sent (the link stays on this device; decision 0070).
     func record(for object: ManagedObject, name: String, pending: [String: HLCStamp],
                 recordName: (ManagedObjectID) throws -> String?,
-                isElsewhere: (ManagedObjectID) -> Bool = { _ in false }) throws -> Outgoing {
+                isElsewhere: (ManagedObjectID) throws -> Bool = { _ in false }) throws -> Outgoing {
         let entity = object.entity
         var record = Record(recordName: name, recordType: MirroredModel.recordType(for: entity))
         var assets: [String: Data] = [:]
@@ -54,7 +54,7 @@ struct RecordBuilder {
                 }
             case .toOne?:
                 let destination = (object.value(forKey: property) as? ManagedObject)?.objectID
-                if let destination, isElsewhere(destination) { continue }
+                if let destination, try isElsewhere(destination) { continue }
                 let value = try destination.flatMap { try recordName($0) }.map(FieldValue.string)
                 record.fields[MirroredModel.fieldName(property)] = Field(value, stamp: stamp)
             default:

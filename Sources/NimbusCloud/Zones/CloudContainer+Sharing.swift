@@ -208,20 +208,42 @@ extension CloudContainer {
 
     /// Whether the object is in a share (the owner's shared zone, or any object of a shared store).
     public func isShared(_ objectID: ManagedObjectID) -> Bool {
-        guard let mirror = mirror(for: objectID.storeIdentifier),
-              let row = try? mirror.store.readTransaction({ db -> Placement.ZoneRow? in
-                  guard let key = try Placement.zone(entity: objectID.entity.entityNumber, primaryKey: objectID.primaryKey, db) else { return nil }
-                  return try Placement.zone(key: key, db)
-              }) else { return false }
+        guard case let .known(row)? = zone(of: objectID), let row else { return false }
         return row.zoneID.ownerName != nil || row.shareID != nil
     }
 
+    /// The permission this user holds on the object: `nil` outside any share; read-only
+    /// when its zone can't be read (the answer fails closed, and the error is logged).
     private func permission(of objectID: ManagedObjectID) -> SharePermission? {
-        guard let mirror = mirror(for: objectID.storeIdentifier) else { return nil }
-        return try? mirror.store.readTransaction { db -> SharePermission? in
-            guard let key = try Placement.zone(entity: objectID.entity.entityNumber, primaryKey: objectID.primaryKey, db) else { return nil }
-            return try Placement.zone(key: key, db)?.permission
+        switch zone(of: objectID) {
+        case nil: return nil
+        case .unreadable?: return .readOnly
+        case let .known(row)?: return row?.permission
         }
+    }
+
+    private enum ZoneLookup { case known(Placement.ZoneRow?), unreadable }
+
+    /// The zone row of an object (`nil` when the object is not in a mirrored store).
+    private func zone(of objectID: ManagedObjectID) -> ZoneLookup? {
+        guard let mirror = mirror(for: objectID.storeIdentifier) else { return nil }
+        do {
+            return .known(try mirror.store.readTransaction { db -> Placement.ZoneRow? in
+                guard let key = try Placement.zone(entity: objectID.entity.entityNumber, primaryKey: objectID.primaryKey, db) else { return nil }
+                return try Placement.zone(key: key, db)
+            })
+        } catch {
+            mirror.log.error("the zone of \(objectID) could not be read: \(error)")
+            return .unreadable
+        }
+    }
+
+    // MARK: Stores
+
+    /// The first mirrored store of a database: the private store, or the shared store that
+    /// ``acceptShareInvitations(from:into:)`` takes (`nil` when there is none).
+    public func mirroredStore(for scope: DatabaseScope) -> PersistentStore? {
+        persistentStoreCoordinator.persistentStores.first { $0.storeDescription.cloudContainerOptions?.databaseScope == scope }
     }
 
     // MARK: Helpers

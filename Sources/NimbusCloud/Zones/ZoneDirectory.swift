@@ -114,10 +114,12 @@ struct ZoneDirectory {
         let placements: [(ObjectKey, String)] = try await context.perform {
             defer { context.reset() }
             var zones: [ObjectKey: String] = [:]
-            let objects = candidates.compactMap { key -> (ObjectKey, ManagedObject)? in
+            var objects: [(ObjectKey, ManagedObject)] = []
+            for key in candidates {
+                // (An object deleted since it was captured has nothing to place.)
                 guard let entity = mirror.store.entity(number: key.entity),
-                      let object = try? Exporter.existing(mirror.store.objectID(for: entity, primaryKey: key.primaryKey), context) else { return nil }
-                return (key, object)
+                      let object = try Exporter.existing(mirror.store.objectID(for: entity, primaryKey: key.primaryKey), context) else { continue }
+                objects.append((key, object))
             }
             func zone(of object: ManagedObject) throws -> String? {
                 let key = ObjectKey(object.objectID)

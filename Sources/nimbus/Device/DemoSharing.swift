@@ -50,12 +50,12 @@ struct DemoSharing {
         try await ada.syncNow()
         var (_, share) = try await ada.share(objectIDs: [list])
         share.participants = [ShareParticipant(userName: "grace", permission: .readWrite), ShareParticipant(userName: "alan", permission: .readOnly)]
-        share = try await ada.persistUpdatedShare(share, in: Self.store(.private, of: ada))
+        share = try await ada.persistUpdatedShare(share, in: try Self.store(.private, of: ada))
         step("ada: shared 'Groceries' (milk, eggs) with grace (read-write) and alan (read-only): \(share.url?.absoluteString ?? "")")
 
         for (name, container) in [("grace", grace), ("alan", alan)] {
             guard let url = share.url else { throw CLIError("the share has no URL") }
-            try await container.acceptShareInvitations(from: [url], into: Self.store(.shared, of: container))
+            try await container.acceptShareInvitations(from: [url], into: try Self.store(.shared, of: container))
             step("\(name): accepted; sees \(try await items(container))")
         }
 
@@ -86,7 +86,7 @@ struct DemoSharing {
         step("ada: \(try await items(ada)); alan: \(try await items(alan))")
 
         share.participants.removeAll { $0.userName == "alan" }
-        share = try await ada.persistUpdatedShare(share, in: Self.store(.private, of: ada))
+        share = try await ada.persistUpdatedShare(share, in: try Self.store(.private, of: ada))
         try await alan.syncNow()
         let alanLists = try await count(alan)
         step("ada removed alan; alan's copy: \(alanLists == 0 ? "gone" : "\(alanLists) list(s) left")")
@@ -111,8 +111,9 @@ struct DemoSharing {
         return container
     }
 
-    static func store(_ scope: DatabaseScope, of container: CloudContainer) -> PersistentStore {
-        container.persistentStoreCoordinator.persistentStores.first { $0.storeDescription.cloudContainerOptions?.databaseScope == scope }!
+    static func store(_ scope: DatabaseScope, of container: CloudContainer) throws -> PersistentStore {
+        guard let store = container.mirroredStore(for: scope) else { throw CLIError("the demo's device has no \(scope.rawValue) store") }
+        return store
     }
 
     static func list(_ context: ManagedObjectContext) throws -> ManagedObject {

@@ -229,7 +229,7 @@ enum SharingText {
     }
 
     static func store(_ scope: DatabaseScope, of cloud: CloudContainer) throws -> PersistentStore {
-        guard let store = cloud.persistentStoreCoordinator.persistentStores.first(where: { $0.storeDescription.cloudContainerOptions?.databaseScope == scope }) else {
+        guard let store = cloud.mirroredStore(for: scope) else {
             throw CLIError("this device has no \(scope.rawValue) store (the device folder mirrors another database)")
         }
         return store

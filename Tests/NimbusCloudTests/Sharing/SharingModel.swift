@@ -49,9 +49,7 @@ enum SharingModel {
             try container.loadPersistentStores()
         }
 
-        func store(_ scope: DatabaseScope) -> PersistentStore {
-            container.persistentStoreCoordinator.persistentStores.first { $0.storeDescription.cloudContainerOptions?.databaseScope == scope }!
-        }
+        func store(_ scope: DatabaseScope) -> PersistentStore { container.mirroredStore(for: scope)! }
 
         /// Inserts a list with items and saves.
         @discardableResult
