@@ -55,11 +55,16 @@ public struct FetchRequestTemplate: Sendable, Hashable, Codable {
 
 extension ManagedObjectModel {
     /// The fetch request templates, by name, as fetch requests (with their `$variables` unbound).
+    /// A template whose predicate does not parse is left out (it would otherwise fetch every
+    /// object); ``fetchRequestFromTemplate(withName:substitutionVariables:)`` reports why.
     public var fetchRequestTemplatesByName: [String: FetchRequest<ManagedObject>] {
         var result: [String: FetchRequest<ManagedObject>] = [:]
         for (name, template) in fetchRequestTemplates {
             var request = FetchRequest<ManagedObject>(entityName: template.entityName)
-            request.predicate = template.predicateFormat.flatMap { try? QueryPredicate(format: $0) }
+            if let format = template.predicateFormat {
+                guard let predicate = try? QueryPredicate(format: format) else { continue }
+                request.predicate = predicate
+            }
             result[name] = request
         }
         return result
