@@ -111,14 +111,19 @@ struct ZoneDirectory {
         }
         guard !candidates.isEmpty else { return }
         let context = mirror.exportContext
-        let placements: [(ObjectKey, String)] = try await context.perform {
+        let (placements, gone): ([(ObjectKey, String)], [ObjectKey]) = try await context.perform {
             defer { context.reset() }
             var zones: [ObjectKey: String] = [:]
             var objects: [(ObjectKey, ManagedObject)] = []
+            var gone: [ObjectKey] = []
             for key in candidates {
-                // (An object deleted since it was captured has nothing to place.)
+                // An object deleted since it was captured (with the zone it was made in, say)
+                // was never sent: nothing is left to send.
                 guard let entity = mirror.store.entity(number: key.entity),
-                      let object = try Exporter.existing(mirror.store.objectID(for: entity, primaryKey: key.primaryKey), context) else { continue }
+                      let object = try Exporter.existing(mirror.store.objectID(for: entity, primaryKey: key.primaryKey), context) else {
+                    gone.append(key)
+                    continue
+                }
                 objects.append((key, object))
             }
             func zone(of object: ManagedObject) throws -> String? {
@@ -147,12 +152,16 @@ struct ZoneDirectory {
                     }
                 }
             }
-            return zones.map { ($0.key, $0.value) }
+            return (zones.map { ($0.key, $0.value) }, gone)
         }
-        mirror.log.debug("\(candidates.count) new object(s) without a zone; \(placements.count) placed by their relations")
-        guard !placements.isEmpty else { return }
+        mirror.log.debug("\(candidates.count) new object(s) without a zone; \(placements.count) placed by their relations, \(gone.count) gone")
+        guard !placements.isEmpty || !gone.isEmpty else { return }
         try mirror.store.writeTransaction { db in
             for (key, zone) in placements { try Placement.place(entity: key.entity, primaryKey: key.primaryKey, in: zone, db) }
+            // (Primary keys are never reused: the row is still the gone object's, if it was never sent.)
+            for key in gone where try SyncMetadata.record(entity: key.entity, primaryKey: key.primaryKey, db) == nil {
+                try SyncMetadata.setPendingFields([:], entity: key.entity, primaryKey: key.primaryKey, db)
+            }
         }
     }
 }

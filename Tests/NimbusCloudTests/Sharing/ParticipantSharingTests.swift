@@ -181,6 +181,34 @@ struct ParticipantSharingTests {
         #expect(try await people.alan.items(of: "Groceries") == ["eggs", "milk"])
     }
 
+    @Test("a device with unsent edits in a share its user left elsewhere: the zone goes with the edits, and nothing stays pending")
+    func leftOnAnotherDeviceWithUnsentEdits() async throws {
+        let people = try await People()
+        defer { people.server.stop() }
+        try await people.accept(people.grace)
+        try await people.graceLaptop.container.syncNow()
+        let context = people.graceLaptop.container.newBackgroundContext()
+        let laptop = people.graceLaptop
+        try await context.perform {
+            let list = try laptop.list("Groceries", in: context)
+            let item = try context.insertNewObject(forEntityName: "Item")
+            item.setValue("unsent", forKey: "title")
+            item.setValue(list, forKey: "list")
+            for old in list.value(forKey: "items") as? Set<ManagedObject> ?? [] where old.value(forKey: "title") as? String == "milk" {
+                old.setValue("oat milk", forKey: "title")
+            }
+            try context.save()
+        }
+        let shares = try await people.grace.container.fetchShares(in: people.grace.sharedStore)
+        try await people.grace.container.leave(try #require(shares.first), in: people.grace.sharedStore)
+        try await people.graceLaptop.container.syncNow()
+        try await people.graceLaptop.container.syncNow()
+        #expect(try await people.graceLaptop.count("Item") == 0)
+        #expect(try people.graceLaptop.container.syncStatus().reduce(0) { $0 + $1.pendingUploads } == 0)
+        try await people.ada.container.syncNow()
+        #expect(try await people.ada.items(of: "Groceries") == ["eggs", "milk"])
+    }
+
     @Test("leaving and unsharing: the zone leaves the participant's store; after unsharing the owner keeps the list")
     func leaveAndUnshare() async throws {
         let people = try await People()

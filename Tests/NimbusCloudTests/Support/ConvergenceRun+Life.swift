@@ -43,8 +43,13 @@ extension ConvergenceRun {
     /// A `nimbus` process for a device, under its clock (the `faketime` wrapper, which runs
     /// `nimbus` as its child: kill both with ``killTree(_:)``) when it has a skewed one.
     func nimbusProcess(_ arguments: [String], device: Int?) throws -> Process {
+        try Self.nimbusProcess(arguments, clock: device.flatMap { life.clocks[$0] })
+    }
+
+    /// A `nimbus` process, under a faketime offset (`"+2d"`) when `clock` is given.
+    static func nimbusProcess(_ arguments: [String], clock offset: String?) throws -> Process {
         let process = Process()
-        if let device, let offset = life.clocks[device] {
+        if let offset {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/faketime")
             process.arguments = ["-f", offset, try SyncServer.executable] + arguments
             process.environment = ProcessInfo.processInfo.environment.merging(["FAKETIME_DONT_FAKE_MONOTONIC": "1"]) { _, new in new }

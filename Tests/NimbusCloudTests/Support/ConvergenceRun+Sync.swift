@@ -2,81 +2,22 @@ import Foundation
 import GRDB
 
 extension ConvergenceRun {
-    /// Runs `nimbus device sync` on the online devices at once, killing some of them with
-    /// SIGKILL at seeded instants, and now and then kills a server and starts it again.
+    /// Runs `nimbus device sync` on the online devices at once under faults (see ``FaultySyncs``).
     func syncUnderFaults(_ online: [Int]) async throws {
-        let start = ContinuousClock.now
-        var running: [(device: Int, process: Process, killAt: Duration?)] = []
-        for device in online {
-            let process = try nimbusProcess(["device", "sync", devices[device]], device: device)
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            let killAt = Double.random(in: 0..<1, using: &random) < 0.3 ? Duration.milliseconds(Int.random(in: 20...700, using: &random)) : nil
-            try process.run()
-            running.append((device, process, killAt))
-        }
-        var serverKill: (index: Int, at: Duration, downFor: Duration)?
-        if Double.random(in: 0..<1, using: &random) < 0.35 {
-            serverKill = (Int.random(in: 0..<servers.ports.count, using: &random), .milliseconds(Int.random(in: 20...800, using: &random)),
-                          .milliseconds(Int.random(in: 100...1000, using: &random)))
-        }
-        var serverKilled = false
-        while running.contains(where: { $0.process.isRunning }) || (serverKill != nil && !serverKilled) {
-            let elapsed = ContinuousClock.now - start
-            for index in running.indices where running[index].process.isRunning {
-                if let killAt = running[index].killAt, elapsed >= killAt {
-                    Self.killTree(running[index].process.processIdentifier)
-                    outcome.syncKills += 1
-                    log("  SIGKILL device sync d\(running[index].device) at \(killAt)")
-                    running[index].killAt = nil
-                } else if elapsed > .seconds(120) {
-                    Self.killTree(running[index].process.processIdentifier)
-                    log("  device sync d\(running[index].device) still running after 120 s: killed")
-                }
-            }
-            if let kill = serverKill, !serverKilled, elapsed >= kill.at {
-                servers.kill(kill.index)
-                outcome.serverKills += 1
-                serverKilled = true
-                log("  SIGKILL server \(kill.index) at \(kill.at), down for \(kill.downFor)")
-                try await Task.sleep(for: kill.downFor)
-                try await servers.start(kill.index)
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        for (device, process, _) in running {
-            process.waitUntilExit()
-            if process.terminationReason == .exit, process.terminationStatus != 0 {
-                outcome.failedSyncs += 1
-                log("  device sync d\(device) failed (exit \(process.terminationStatus))")
-            }
-        }
+        let syncs = try online.map { device in ("d\(device)", try nimbusProcess(["device", "sync", devices[device]], device: device)) }
+        let tally = try await FaultySyncs.round(syncs, servers: servers, random: &random) { log($0) }
+        outcome.syncKills += tally.syncKills
+        outcome.serverKills += tally.serverKills
+        outcome.failedSyncs += tally.failedSyncs
     }
 
     /// With faults off, syncs every device in turn until a whole pass changes nothing.
     func syncUntilQuiet() async throws {
-        for pass in 1...15 {
-            var changed = false
-            for device in devices.indices {
-                let result = try SyncServer.run(["device", "sync", devices[device], "--json"])
-                guard result.status == 0,
-                      let summary = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] else {
-                    changed = true
-                    log("quiet pass \(pass): d\(device) sync failed: \(result.error.trimmingCharacters(in: .whitespacesAndNewlines))")
-                    continue
-                }
-                let counts = ["exported", "imported", "deleted", "conflicts"].map { summary[$0] as? Int ?? 0 }
-                if counts.contains(where: { $0 > 0 }) {
-                    changed = true
-                    log("quiet pass \(pass): d\(device) exported \(counts[0]) imported \(counts[1]) deleted \(counts[2]) conflicts \(counts[3])")
-                }
-            }
-            if !changed {
-                outcome.quietAfter = pass
-                return
-            }
+        if let pass = try FaultySyncs.untilQuiet(devices.enumerated().map { ("d\($0.offset)", $0.element) }, log: { log($0) }) {
+            outcome.quietAfter = pass
+        } else {
+            outcome.problems.append("the devices were still changing after 15 passes of device sync")
         }
-        outcome.problems.append("the devices were still changing after 15 passes of device sync")
     }
 
     /// Compares the replicas with each other and with the oracle, and checks each store file.

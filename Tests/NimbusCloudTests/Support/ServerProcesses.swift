@@ -9,16 +9,19 @@ final class ServerProcesses: @unchecked Sendable {
     let folder: TemporaryDirectory
     let ports: [Int]
     let tokens: [String]
+    /// Tokens of the other users, per user (one per device).
+    let otherTokens: [String: [String]]
     let postgres: String?
     private var processes: [Process?]
     var dataDirectory: String { folder.url.appendingPathComponent("server").path }
 
-    /// Makes a user with `devices` tokens and starts `count` servers.
-    init(devices: Int, count: Int = 1, postgres: String? = nil) async throws {
+    /// Makes a user with `devices` tokens (and other users with theirs) and starts `count` servers.
+    init(devices: Int, otherUsers: [String: Int] = [:], count: Int = 1, postgres: String? = nil) async throws {
         folder = try TemporaryDirectory()
         self.postgres = postgres
         let storage = postgres.map { ["--postgres", $0] } ?? []
-        try SyncServer.check(SyncServer.run(["users", "add", "alice", "--data-dir", folder.url.appendingPathComponent("server").path] + storage))
+        let data = folder.url.appendingPathComponent("server").path
+        try SyncServer.check(SyncServer.run(["users", "add", "alice", "--data-dir", data] + storage))
         var tokens: [String] = []
         for index in 0..<devices {
             let result = try SyncServer.run(["tokens", "create", "--user", "alice", "--device", "device\(index)",
@@ -27,6 +30,16 @@ final class ServerProcesses: @unchecked Sendable {
             tokens.append(result.output.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         self.tokens = tokens
+        var otherTokens: [String: [String]] = [:]
+        for (user, count) in otherUsers.sorted(by: { $0.key < $1.key }) {
+            try SyncServer.check(SyncServer.run(["users", "add", user, "--data-dir", data] + storage))
+            for index in 0..<count {
+                let result = try SyncServer.run(["tokens", "create", "--user", user, "--device", "device\(index)", "--data-dir", data] + storage)
+                try SyncServer.check(result)
+                otherTokens[user, default: []].append(result.output.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+        }
+        self.otherTokens = otherTokens
         ports = (0..<count).map { _ in SyncServer.freePort() }
         processes = Array(repeating: nil, count: count)
         for index in 0..<count { try await start(index) }
