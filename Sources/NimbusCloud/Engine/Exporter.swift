@@ -33,6 +33,8 @@ struct Exporter: Sendable {
     /// Exports until nothing is pending or an item keeps failing; returns what happened.
     func run(progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Outcome {
         var outcome = Outcome()
+        // Markers of objects moved into share zones go before the default zone's other changes.
+        if zone.key == nil { try await MovedRecords.sendMarkers(mirror) }
         var rounds = 0
         while true {
             rounds += 1

@@ -69,12 +69,25 @@ struct PageApplier {
         var retired: Set<String> = []
     }
 
-    func apply(records incoming: [Record], deletions: [DeletedRecord], token: ChangeToken?) throws -> Stats {
+    func apply(records page: [Record], deletions: [DeletedRecord], token: ChangeToken?) throws -> Stats {
         var stats = Stats()
+        // Markers of records moved into share zones (in the default zone): never objects.
+        let isDefaultLane = lane?.key == nil
+        let markers = isDefaultLane ? page.filter { MovedRecords.zone(ofMarker: $0) != nil } : []
+        let incoming = markers.isEmpty ? page : page.filter { MovedRecords.zone(ofMarker: $0) == nil }
         let deletedNames = Set(deletions.map(\.recordName))
         // Parked records waiting for what arrives now are tried again with this page.
         // (A record unparked now may itself be what another parked record waits for.)
         var arriving = Set(incoming.map(\.recordName)).union(deletedNames)
+        // Records of the default zone waiting for a record that has since moved into a share
+        // zone (and arrived there) are tried again: the reference resolves to the moved record.
+        if isDefaultLane {
+            arriving.formUnion(try mirror.store.readTransaction { db -> [String] in
+                guard try !Placement.isEmpty(db) else { return [] }
+                let waiting = try String.fetchAll(db, sql: "SELECT DISTINCT ZWAITINGFOR FROM ANIMBUSCLOUDPARKED WHERE ZZONE IS NULL")
+                return Array(try MovedRecords.moved(from: waiting, db).keys)
+            })
+        }
         var unparked: [Record] = []
         var seenParked: Set<String> = []   // (sets: a search of the list per record was quadratic)
         var newlyArriving = arriving
@@ -153,6 +166,16 @@ struct PageApplier {
             twins[record.recordName] = (twin, row)
         }
         records.removeAll { record in quarantined.contains { $0.record.recordName == record.recordName } }
+        // Records moved here from the default zone whose old copy this device holds: the copy
+        // takes the moved record's name (see ``MovedRecords``).
+        var adopted: [String: (object: ManagedObject, origin: SyncMetadata.RecordRow)] = [:]
+        if let zone = lane?.key == nil ? nil : lane?.zoneID.zoneName {
+            for record in records where record.recordType != MirroredModel.linkRecordType && known.rows[record.recordName] == nil {
+                guard let row = try mirror.store.readTransaction({ db in try MovedRecords.adoptable(record.recordName, in: zone, db) }),
+                      let object = try existing(row), !object.isDeleted else { continue }
+                adopted[record.recordName] = (object, row)
+            }
+        }
 
         // Which records can be applied: every name they refer to is here, known, or gone.
         let objectRecords = records.filter { $0.recordType != MirroredModel.linkRecordType }
@@ -200,10 +223,23 @@ struct PageApplier {
             var pending: [String: HLCStamp] = [:]
             var ancestor = known.rows[record.recordName]?.ancestor
             var absorbing = false
+            var carried = false   // adopted from a moved record: its pending fields are written whatever the merge
             if let row = known.rows[record.recordName] {
                 guard let found = try existing(row), !found.isDeleted else { continue }   // deleted here; its deletion is on the way
                 object = found
                 pending = known.pending[ObjectKey(found.objectID)] ?? [:]
+            } else if let (moved, origin) = adopted[record.recordName] {
+                // The copy keeps what it confirmed under the old name, and sends it again under
+                // the new one (the server keeps each field's later stamp).
+                object = moved
+                pending = try mirror.store.readTransaction { db in
+                    try SyncMetadata.pendingFields(entity: moved.objectID.entity.entityNumber, primaryKey: moved.objectID.primaryKey, db)
+                } ?? [:]
+                pending.merge(MovedRecords.confirmedStamps(origin)) { max($0, $1) }
+                ancestor = origin.ancestor
+                carried = true
+                newObjects.append((moved, record.recordName))
+                remapped.insert(moved.objectID)
             } else if let (twin, twinRow) = twins[record.recordName] {
                 object = twin
                 pending = try mirror.store.readTransaction { db in
@@ -261,7 +297,7 @@ struct PageApplier {
                 if absorbing, lost[name].map({ $0 < stamp }) ?? true { lost[name] = stamp }
                 if uniqueKeys.contains(name), known.rows[record.recordName] != nil { keyEdits.append(record.recordName) }
             }
-            if lost != pending, !object.objectID.isTemporaryID { pendingUpdates[ObjectKey(object.objectID)] = lost }
+            if lost != pending || carried, !object.objectID.isTemporaryID { pendingUpdates[ObjectKey(object.objectID)] = lost }
             ancestors[record.recordName] = Ancestor.mergeAll(record, into: ancestor)
             stats.applied += 1
         }
@@ -384,10 +420,13 @@ struct PageApplier {
         let parkedList = parkedRecords.map { ($0, parked[$0.recordName]!) }
         let finalRemoved = removedNames
         let allRecords = records
+        let adoptedOrigins = adopted.values.map(\.origin.recordName)
         try context.save(in: mirror.store) { db, permanent in
             // A local save after the capture would be overwritten silently: apply again.
             let cursor = Int64.fromDatabaseValue(try SyncMetadata.state(.historyCursor, db)) ?? 0
             if try Self.hasUncapturedEdits(after: cursor, author: importAuthor, db) { throw UncapturedEdits() }
+            try MovedRecords.apply(markers: markers, db)
+            for origin in adoptedOrigins { try FirstSaves.forget(origin, db) }
             try SyncMetadata.mapRecords(newNames.map { id, name in
                 let permanentID = permanent[id] ?? id
                 return (permanentID.entity.entityNumber, permanentID.primaryKey, name)
@@ -490,6 +529,13 @@ struct PageApplier {
             var known = Known()
             known.retired = Set(try MetadataSchema.stored(db)?.retired ?? [])
             (known.rows, known.pending, known.tombstones) = try SyncMetadata.records(named: names, db)
+            // A reference to a record that sharing moved (a record not moved with it still
+            // names the old one) is to the moved record.
+            let unresolved = names.filter { known.rows[$0] == nil && !known.tombstones.contains($0) }
+                .subtracting(records.map(\.recordName))
+            if !unresolved.isEmpty, try !Placement.isEmpty(db) {
+                for (name, row) in try MovedRecords.moved(from: unresolved, db) { known.rows[name] = row }
+            }
             for record in records {
                 guard let link = LinkRecord(record), let first = known.rows[link.first], let second = known.rows[link.second],
                       let row = try Row.fetchOne(db, sql: """

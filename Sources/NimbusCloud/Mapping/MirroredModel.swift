@@ -106,6 +106,13 @@ struct MirroredModel: Sendable {
     /// The field that holds a property's value when it was moved to an asset.
     static func assetFieldName(_ property: String) -> String { "CD_" + property + "_ckAsset" }
 
+    /// The property a field holds (``fieldName(_:)`` or ``assetFieldName(_:)``, read back).
+    static func property(ofField field: String) -> String {
+        var name = field.dropFirst(field.hasPrefix("CD_") ? 3 : 0)
+        if name.hasSuffix("_ckAsset") { name = name.dropLast("_ckAsset".count) }
+        return String(name)
+    }
+
     static let entityNameField = "CD_entityName"
     static let linkRecordType = "CDMR"
 }

@@ -304,7 +304,8 @@ extension CloudContainer {
     }
 
     /// Moves objects into a zone in one transaction: each one's record in the default zone
-    /// is deleted there, and the object goes out whole to the new zone under a new name.
+    /// becomes a marker of the move, and the object goes out whole to the new zone under its
+    /// moved name (see ``MovedRecords``).
     private func move(_ ids: [ManagedObjectID], to lane: ZoneLane, mirror: StoreMirror) throws {
         try mirror.store.writeTransaction { db in
             try mirror.capture.capture(db)
@@ -315,16 +316,20 @@ extension CloudContainer {
                 // Already there (a share made again): nothing to move.
                 if try Placement.zone(entity: key.entity, primaryKey: key.primaryKey, db) == lane.key { continue }
                 let stamp = HLCStamp(time: clock.tick(at: now), device: mirror.deviceID)
-                if let row = try SyncMetadata.record(entity: key.entity, primaryKey: key.primaryKey, db) {
-                    if row.changeTag != nil {
-                        try db.execute(sql: """
-                            INSERT OR REPLACE INTO ANIMBUSCLOUDDELETION (ZRECORDNAME, ZENTITY, ZTIME, ZDEVICE, ZZONE) VALUES (?, ?, ?, ?, NULL)
-                            """, arguments: [row.recordName, key.entity, stamp.time, stamp.device])
-                    }
-                    try SyncMetadata.removeRecord(named: row.recordName, db)
-                }
+                // Its record in the default zone becomes a marker of the move (see ``MovedRecords``).
+                let row = try SyncMetadata.record(entity: key.entity, primaryKey: key.primaryKey, db)
+                let before = try SyncMetadata.pendingFields(entity: key.entity, primaryKey: key.primaryKey, db) ?? [:]
+                if let row { try MovedRecords.move(row, recordType: MirroredModel.recordType(for: id.entity), to: lane.zoneID, stamp: stamp, db) }
                 try Placement.place(entity: key.entity, primaryKey: key.primaryKey, in: lane.key, db)
                 try mirror.capture.recordInsert(id, stamp: stamp, db)
+                // The object goes out whole, each value with the stamp it had (a move is not an
+                // edit: a later edit made elsewhere before the move still wins).
+                var stamps = try SyncMetadata.pendingFields(entity: key.entity, primaryKey: key.primaryKey, db) ?? [:]
+                let kept = row.map(MovedRecords.confirmedStamps) ?? [:]
+                for (property, moved) in stamps where moved == stamp {
+                    if let earlier = [before[property], kept[property]].compactMap({ $0 }).max() { stamps[property] = earlier }
+                }
+                try SyncMetadata.setPendingFields(stamps, entity: key.entity, primaryKey: key.primaryKey, db)
                 try db.execute(sql: """
                     UPDATE ANIMBUSCLOUDLINK SET ZPENDING = 1, ZTIME = ?, ZDEVICE = ?
                     WHERE ZLINKED = 1 AND ((ZFIRSTENTITY = ?3 AND ZFIRSTPK = ?4) OR (ZSECONDENTITY = ?3 AND ZSECONDPK = ?4))

@@ -85,6 +85,11 @@ enum Placement {
         try db.execute(sql: "DELETE FROM ANIMBUSCLOUDPARKED WHERE ZZONE = ?", arguments: [key])
         try db.execute(sql: "DELETE FROM ANIMBUSCLOUDQUARANTINE WHERE ZZONE = ?", arguments: [key])
         try db.execute(sql: "DELETE FROM ANIMBUSCLOUDPLACEMENT WHERE ZZONE = ?", arguments: [key])
+        // Deletions never sent leave no tombstone: the zone, fetched again (its edits refused),
+        // brings those records back.
+        try db.execute(sql: """
+            DELETE FROM ANIMBUSCLOUDTOMBSTONE WHERE ZRECORDNAME IN (SELECT ZRECORDNAME FROM ANIMBUSCLOUDDELETION WHERE ZZONE = ?)
+            """, arguments: [key])
         try db.execute(sql: "DELETE FROM ANIMBUSCLOUDDELETION WHERE ZZONE = ?", arguments: [key])
     }
 }

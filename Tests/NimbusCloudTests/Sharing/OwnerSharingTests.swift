@@ -35,10 +35,12 @@ struct OwnerSharingTests {
         #expect(try await phone.items(of: "Groceries") == ["eggs", "milk"])
         #expect(try await context.perform { try context.existingObject(with: listID).value(forKey: "name") as? String } == "Groceries")
 
-        // The default zone no longer holds them; the share's zone does.
+        // The default zone no longer holds them (only markers of the move, decision 0072); the share's zone does.
         let transport = HTTPTransport(options: CloudContainerOptions(serverURL: server.url, containerIdentifier: "lists", token: server.tokens[0]))
         let defaultZone = try await transport.fetchChanges(FetchZoneChangesRequest(), in: ZoneID(zoneName: CloudContainerOptions.defaultZoneName))
-        #expect(Set(defaultZone.records.map(\.recordType)) == ["CD_Note"])
+        let markers = defaultZone.records.filter { $0.fields["CD_movedTo"] != nil }
+        #expect(Set(defaultZone.records.filter { $0.fields["CD_movedTo"] == nil }.map(\.recordType)) == ["CD_Note"])
+        #expect(markers.count == 3 && markers.allSatisfy { $0.fields["CD_movedTo"]?.value == .string(share.zoneID.zoneName) })
         let shareZone = try await transport.fetchChanges(FetchZoneChangesRequest(), in: share.zoneID)
         #expect(shareZone.records.map(\.recordType).sorted() == ["CD_Item", "CD_Item", "CD_List"])
 

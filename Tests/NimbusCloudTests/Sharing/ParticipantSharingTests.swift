@@ -155,6 +155,32 @@ struct ParticipantSharingTests {
         #expect(await refusal.value)
     }
 
+    @Test("a delete that reaches the server after the permission dropped to read-only is refused, and the deleted item comes back")
+    func deleteRefusedComesBack() async throws {
+        var people = try await People()
+        defer { people.server.stop() }
+        try await people.accept(people.grace)
+        let context = people.grace.container.newBackgroundContext()
+        let grace = people.grace
+        try await context.perform {
+            for item in try grace.list("Groceries", in: context).value(forKey: "items") as? Set<ManagedObject> ?? []
+            where item.value(forKey: "title") as? String == "milk" { context.delete(item) }
+            try context.save()
+        }
+        people.share.participants = people.share.participants.map { participant in
+            var participant = participant
+            if participant.userName == "grace" { participant.permission = .readOnly }
+            return participant
+        }
+        people.share = try await people.ada.container.persistUpdatedShare(people.share, in: people.ada.privateStore)
+        try? await people.grace.container.syncNow()
+        try await people.grace.container.syncNow()
+        let graceItems = try await people.grace.items(of: "Groceries")
+        #expect(graceItems == ["eggs", "milk"])
+        try await people.ada.container.syncNow()
+        #expect(try await people.ada.items(of: "Groceries") == ["eggs", "milk"])
+    }
+
     @Test("removed while offline with unsent edits: the zone leaves the participant's store; the owner's data is untouched")
     func removedWhileOffline() async throws {
         var people = try await People()

@@ -81,6 +81,7 @@ extension SharingConvergenceRun {
             count("accept")
             log("\(devices[device].label) accepts \(name)")
         } else {
+            lists[name]!.uncertain = true
             log("\(devices[device].label) accepting \(name) failed (\(Self.firstLine(result.error)))")
         }
     }
