@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import GRDB
 
 // swiftlint:disable identifier_name
@@ -65,6 +66,8 @@ extension PersistentStoreCoordinator {
 
     static let remoteChangeUserInfoKey = "NimbusRemoteChange"
 
+    static let remoteChangeLogger = Logger(label: "nimbus.remote-changes")
+
     /// How often a watched store's `data_version` is read.
     static let remoteChangePollInterval: Duration = .milliseconds(50)
 
@@ -75,10 +78,22 @@ extension PersistentStoreCoordinator {
               let first = try? store.database.remoteState().version else { return }
         Task.detached { [weak self, weak store] in
             var last = first
+            var failures = 0
             while !Task.isCancelled {
-                try? await Task.sleep(for: Self.remoteChangePollInterval)
-                guard let coordinator = self, let store, coordinator.persistentStores.contains(where: { $0 === store }),
-                      let state = try? store.database.remoteState() else { return }
+                // A read that fails (the file busy or briefly unreadable) is tried again, less
+                // often while it keeps failing; the watch ends only with the store or the coordinator.
+                try? await Task.sleep(for: Self.remoteChangePollInterval * (1 << min(failures, 6)))
+                guard let coordinator = self, let store, coordinator.persistentStores.contains(where: { $0 === store }) else { return }
+                let state: (version: Int64, token: PersistentHistoryToken?)
+                do {
+                    state = try store.database.remoteState()
+                    if failures > 0 { Self.remoteChangeLogger.notice("remote changes of \(store.identifier): reading data_version works again") }
+                    failures = 0
+                } catch {
+                    if failures == 0 { Self.remoteChangeLogger.warning("remote changes of \(store.identifier): reading data_version failed (\(error)); trying again") }
+                    failures += 1
+                    continue
+                }
                 guard state.version != last else { continue }
                 last = state.version
                 coordinator.postRemoteChange(RemoteChange(storeIdentifier: store.identifier, storeURL: store.url, historyToken: state.token))
