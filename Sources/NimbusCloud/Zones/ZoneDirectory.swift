@@ -42,12 +42,19 @@ struct ZoneDirectory {
             }
         } else {
             guard let transport = mirror.transport as? HTTPTransport else { return [] }
+            // Which of them are shared now (shared from another device of this user, or no
+            // longer shared): `isShared` answers alike on every device.
+            var shares: [String: String] = [:]
+            for share in try await transport.listShares().owned { shares[share.zoneID.zoneName] = share.shareID }
             for zone in try await transport.listZones() where zone.zoneID.zoneName.hasPrefix(Self.shareZonePrefix) {
-                current[ZoneID(zoneName: zone.zoneID.zoneName)] = (.readWrite, known.first { $0.zoneID.zoneName == zone.zoneID.zoneName }?.shareID)
+                current[ZoneID(zoneName: zone.zoneID.zoneName)] = (.readWrite, shares[zone.zoneID.zoneName])
             }
         }
         try mirror.store.writeTransaction { db in
-            for (zoneID, (permission, shareID)) in current { try Placement.addZone(zoneID, permission: permission, shareID: shareID, db) }
+            for (zoneID, (permission, shareID)) in current {
+                try Placement.addZone(zoneID, permission: permission, shareID: shareID, db)
+                try db.execute(sql: "UPDATE ANIMBUSCLOUDZONE SET ZSHAREID = ? WHERE ZKEY = ?", arguments: [shareID, ZoneLane.key(of: zoneID)])
+            }
         }
         var removed: [ZoneLane] = []
         for zone in known where current[zone.zoneID] == nil {

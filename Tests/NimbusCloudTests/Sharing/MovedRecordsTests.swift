@@ -52,6 +52,10 @@ struct MovedRecordsTests {
         #expect(try await Self.listID(laptop, "Groceries") == laptopListID)
         #expect(try await laptop.count("List") == 1)
         #expect(try laptop.container.syncStatus().reduce(0) { $0 + $1.pendingUploads } == 0)
+        // The laptop learns that the zone is shared when it next looks for zones (at launch, on push).
+        let relaunched = try SharingModel.Device(url: server.url, token: server.tokens[1], folder: laptop.folder)
+        try await relaunched.container.syncNow()
+        #expect(relaunched.container.isShared(laptopListID))
 
         try await phone.container.syncNow()
         let phoneItems = try await phone.items(of: "Groceries")

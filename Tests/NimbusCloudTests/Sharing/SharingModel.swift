@@ -36,12 +36,14 @@ enum SharingModel {
             try self.init(url: server.url, token: token)
         }
 
-        init(url: URL, token: String) throws {
-            folder = try TemporaryDirectory()
+        /// A device; with `folder`, the same files as another device opened again (an app relaunched).
+        init(url: URL, token: String, folder: TemporaryDirectory? = nil) throws {
+            let directory = try folder ?? TemporaryDirectory()
+            self.folder = directory
             container = CloudContainer(name: "lists", managedObjectModel: try SharingModel.model())
             container.automaticallySyncs = false
             container.persistentStoreDescriptions = [DatabaseScope.private, .shared].map { scope in
-                var description = PersistentStoreDescription(url: folder.url.appendingPathComponent("\(scope.rawValue).sqlite"))
+                var description = PersistentStoreDescription(url: directory.url.appendingPathComponent("\(scope.rawValue).sqlite"))
                 description.cloudContainerOptions = CloudContainerOptions(serverURL: url, containerIdentifier: "lists",
                                                                           databaseScope: scope, token: token)
                 return description
