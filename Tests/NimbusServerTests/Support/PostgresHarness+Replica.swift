@@ -23,7 +23,7 @@ extension PostgresHarness {
         let replica = Cluster(directory: directory, port: freePort())
         do {
             try asPostgres(binDirectory + "/pg_basebackup", [
-                "-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", replica.dataDirectory, "-R", "-X", "stream",
+                "-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", replica.dataDirectory, "-R", "-X", "stream", "-c", "fast",
             ])
             try replica.start()
         } catch {
