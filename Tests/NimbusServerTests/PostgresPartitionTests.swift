@@ -15,7 +15,7 @@ struct PostgresPartitionTests {
         try Self.createSchema(upTo: 6, cluster: cluster, url: url)
         // Rows written by the storage's own code while the schema is 6.
         let checksum = String(repeating: "ab", count: 32)
-        let zone = try await Self.withUnmigratedStorage(url) { storage in
+        let zone = try await Self.withUnmigratedStorage(url) { storage -> ZoneState in
             let alice = try await storage.createUser(name: "alice", quotaBytes: nil, now: 1)
             let key = ZoneKey(database: DatabaseKey(container: "app", scope: .private, ownerID: alice.id), zoneName: "trip")
             _ = try await storage.createZone(key, now: 1)

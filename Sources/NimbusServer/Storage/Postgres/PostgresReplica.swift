@@ -48,7 +48,7 @@ final class PostgresReplica: Sendable {
     func zoneChanges(
         _ zone: ZoneKey, afterSeq: Int64, expectedIncarnation: Int64?, limit: Int, maximumBytes: Int64, storage: PostgresStorage
     ) async -> ZoneChangesPage? {
-        await read(zone, storage: storage, requireKnown: false) { [logger] connection, state in
+        await read(zone, storage: storage, requireKnown: false) { [logger] (connection, state) -> ZoneChangesPage? in
             if let expectedIncarnation, expectedIncarnation != state.incarnation { return nil }
             guard state.seq >= afterSeq else { return nil }
             let rows = try await connection.run(
@@ -63,7 +63,7 @@ final class PostgresReplica: Sendable {
     /// A lookup from the replica, or `nil` when the primary must answer: a lookup carries no
     /// token, so the replica is read only for a zone whose position this process knows.
     func lookupRecords(_ zone: ZoneKey, names: [String], storage: PostgresStorage) async -> [String: StoredRecord]? {
-        await read(zone, storage: storage, requireKnown: true) { [logger] connection, state in
+        await read(zone, storage: storage, requireKnown: true) { [logger] (connection, state) -> [String: StoredRecord]? in
             try await PostgresStorage.records(connection, zoneRowID: state.rowID, names: names, logger: logger)
         }
     }

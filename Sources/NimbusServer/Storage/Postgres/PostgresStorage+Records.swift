@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresStorage {
     package func modifyRecords(_ zone: ZoneKey, _ request: ModifyRecordsRequest, context: ModifyContext) async throws -> ModifyOutcome {
-        let outcome = try await transaction { [logger] connection in
+        let outcome: ModifyOutcome = try await transaction { [logger] connection in
             guard var state = try await Self.liveZone(connection, zone, logger: logger, lock: true) else {
                 throw StorageErrors.zoneNotFound(zone)
             }
