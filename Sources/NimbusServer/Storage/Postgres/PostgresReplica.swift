@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// client's token names and has replayed at least the token's position and the newest
 /// position this process knows of (``ZonePositions``); otherwise, and whenever the replica
 /// fails, is slow to lend a connection or cancels the query (a recovery conflict), the read
-/// goes to the primary. The replica's zone row and records are read in one `REPEATABLE READ`
+/// goes to the primary (for the next second too, after a failure). The replica's zone row and records are read in one `REPEATABLE READ`
 /// snapshot, so the page is a state the primary had.
 ///
 /// For example:
@@ -25,6 +25,12 @@ final class PostgresReplica: Sendable {
     /// Zone positions this process knows of.
     let positions = ZonePositions()
     private let counts = NIOLockedValueBox<(reads: Int, fallbacks: Int)>((0, 0))
+    /// Until when reads skip the replica after it failed, so that a replica that is down
+    /// costs each read nothing instead of a connection attempt.
+    private let restingUntil = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
+
+    /// How long reads skip the replica after a failure.
+    static let rest: Duration = .seconds(1)
 
     /// How long a read waits for a replica connection before asking the primary instead.
     static let deadlines = PostgresStorage.Deadlines(lease: .milliseconds(500), operation: .seconds(3))
@@ -76,6 +82,7 @@ final class PostgresReplica: Sendable {
     ) async -> Result? {
         let known = positions.position(of: zone)
         if known?.deleted == true || (requireKnown && known == nil) { return fallBack() }
+        if let until = restingUntil.withLockedValue({ $0 }), ContinuousClock.now < until { return fallBack() }
         let logger = self.logger
         do {
             let result = try await storage.connection(client: client, deadlines: Self.deadlines) { connection -> Result? in
@@ -103,6 +110,7 @@ final class PostgresReplica: Sendable {
             return result
         } catch {
             logger.debug("replica read failed; reading the primary", metadata: ["error": "\(error)"])
+            restingUntil.withLockedValue { $0 = ContinuousClock.now + Self.rest }
             return fallBack()
         }
     }
