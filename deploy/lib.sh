@@ -66,6 +66,8 @@ write_haproxy() {
 global
     pidfile $DEPLOY_DIR/haproxy.pid
     stats socket $DEPLOY_DIR/haproxy.sock mode 600 level admin
+    # An old process handed over at reload (failover) ends its remaining sessions (WebSockets) within 10 s.
+    hard-stop-after 10s
     maxconn 4096
 
 defaults
