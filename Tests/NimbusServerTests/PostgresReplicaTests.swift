@@ -70,7 +70,7 @@ struct PostgresReplicaTests {
     /// Runs a statement on the replica.
     static func replica(_ storage: PostgresStorage, _ sql: String) async throws {
         let client = try #require(storage.replica).client
-        try await storage.connection(client: client) { connection in
+        _ = try await storage.connection(client: client) { connection in
             try await connection.run(PostgresQuery(unsafeSQL: sql), logger: storage.logger)
         }
     }
