@@ -95,6 +95,7 @@ struct DeploymentFailureTests {
         // of a user reads the same zone.
         let acknowledged = load.acknowledged.withLockedValue { $0 }
         #expect(acknowledgedCount() > 200)
+        print("deployment under failures: \(acknowledgedCount()) records acknowledged, \(load.retries.withLockedValue { $0 }) batches retried")
         for user in users {
             var views: [[String: String]] = []
             for device in clients where device.user == user {
