@@ -18,6 +18,46 @@ import argparse, http.client, json, os, socket, subprocess, sys, threading, time
 DEPLOY = os.path.dirname(os.path.abspath(__file__))
 
 
+def cpu_seconds(pids):
+    """User + system CPU seconds of the given processes (those still alive)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def children(pid):
+    """The processes whose parent is pid."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if int(open("/proc/%s/stat" % entry).read().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return found
+
+
+def groups(deploy_dir, ports):
+    """The deployment's processes: PostgreSQL (both nodes, every backend), nimbus servers, HAProxy."""
+    postgres = []
+    for node in ("a", "b"):
+        try:
+            postmaster = int(open("%s/pg-%s/data/postmaster.pid" % (deploy_dir, node)).readline())
+            postgres += [postmaster] + children(postmaster)
+        except (OSError, ValueError):
+            pass
+    servers = [int(open("%s/server-%d.pid" % (deploy_dir, p)).read()) for p in ports]
+    haproxy = [int(open(deploy_dir + "/haproxy.pid").read().split()[0])]
+    return {"postgres": postgres, "nimbus": servers, "haproxy": haproxy}
+
+
 def free_port():
     s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close(); return port
 
@@ -104,11 +144,19 @@ def run(servers, devices, seconds, batch, nimbus):
         threads += [threading.Thread(target=probe_writer), threading.Thread(target=probe_reader)]
         start = time.time()
         for t in threads: t.start()
+        time.sleep(1)  # backends start with the load; count them once it runs
+        procs = groups(env["DEPLOY_DIR"], ports[6:6 + servers])
+        before = {k: cpu_seconds(v) for k, v in procs.items()}
+        self_before, measured_from = time.process_time(), time.time()
+        time.sleep(max(0, stop - time.time() - 1))
+        cores = {k: (cpu_seconds(v) - before[k]) / (time.time() - measured_from) for k, v in procs.items()}
+        cores["load generator"] = (time.process_time() - self_before) / (time.time() - measured_from)
         for t in threads: t.join()
         elapsed = min(time.time(), stop) - start
         delays.sort()
         pct = lambda p: "%.0f ms" % (1000 * delays[min(len(delays) - 1, int(p * len(delays)))]) if delays else "n/a"
-        print("| %d | %d | %d | %.0f | %s | %s |" % (servers, devices, batch, sum(acked) / elapsed, pct(0.5), pct(0.95)), flush=True)
+        busy = ", ".join("%s %.2f" % (k, v) for k, v in cores.items())
+        print("| %d | %d | %d | %.0f | %s | %s | %s |" % (servers, devices, batch, sum(acked) / elapsed, pct(0.5), pct(0.95), busy), flush=True)
     finally:
         subprocess.run([DEPLOY + "/stop.sh", "--purge"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -124,8 +172,8 @@ def main():
     nimbus = args.nimbus or next((p for p in (os.path.join(DEPLOY, "..", ".build", b, "nimbus") for b in ("release", "debug")) if os.access(p, os.X_OK)), None)
     if not nimbus:
         sys.exit("no nimbus binary: swift build -c release, or --nimbus PATH")
-    print("| servers | devices | records/batch | records/s acknowledged | propagation p50 | p95 |")
-    print("|---|---|---|---|---|---|")
+    print("| servers | devices | records/batch | records/s acknowledged | propagation p50 | p95 | cores busy |")
+    print("|---|---|---|---|---|---|---|")
     for n in args.servers:
         run(n, args.devices, args.seconds, args.batch, os.path.abspath(nimbus))
 

@@ -127,7 +127,7 @@ start_server() { # start_server PORT
 
 wait_http() { # wait_http URL SECONDS
   local url=$1 limit=$2 i=0
-  until curl -fsS -o /dev/null "$url"; do
+  until curl -fs -o /dev/null "$url"; do
     i=$((i + 1)); [ "$i" -lt $((limit * 10)) ] || { log "no answer from $url"; return 1; }
     sleep 0.1
   done
