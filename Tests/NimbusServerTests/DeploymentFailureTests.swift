@@ -69,6 +69,14 @@ struct DeploymentFailureTests {
         try await waitForProgress("kill -9 of a server")
         try deployment.script("restart-server.sh", [String(ports[0])])
 
+        // A device of user0 listens for push through HAProxy across the failover.
+        let pushDevice = try #require(clients.first { $0.user == "user0" })
+        let push = PushListener.connect(
+            url: deployment.httpURL.replacingOccurrences(of: "http://", with: "ws://") + "/v1/containers/app/databases/private/push",
+            token: try #require(pushDevice.client.token))
+        defer { push.close() }
+        #expect(await push.next(within: .seconds(10))?.kind == .hello)
+
         // The primary's machine goes; the standby is promoted.
         let oldPrimary = try deployment.primary
         try deployment.killNode(oldPrimary)
@@ -76,6 +84,19 @@ struct DeploymentFailureTests {
         try deployment.script("failover.sh")
         #expect(try deployment.primary != oldPrimary)
         try await waitForProgress("failover")
+        // Push goes on: a change written after the failover reaches the device that stayed
+        // connected (its server's listener reconnected to the new primary).
+        let marker = try await pushDevice.client.save("z", [Make.record("after-failover", ["n": .int64(0)])])
+        let markerSeq = try ChangeTokenCodec.decodeZone(marker.changeToken).seq
+        var heard = false
+        for _ in 0..<2000 {
+            guard let message = await push.next(within: .seconds(30)) else { break }
+            if message.kind == .zoneChanged, let token = message.zoneChangeToken, try ChangeTokenCodec.decodeZone(token).seq >= markerSeq {
+                heard = true
+                break
+            }
+        }
+        #expect(heard, "the device connected through the failover heard no push of a later change")
 
         // The old primary comes back as the standby, then the standby's machine goes: writes
         // pause for the watchdog's grace period, then go on without it.
