@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 @testable import NimbusServer
 import NimbusWire
 import PostgresNIO
@@ -65,6 +66,16 @@ struct PostgresReplicaTests {
         try await alice.save("trip", [Make.record("r5", ["n": .int64(5)])])
         #expect(try await alice.fetchChanges("trip", since: second.changeToken).records.map(\.recordName) == ["r5"])
         #expect(try await aliceB.fetchChanges("trip", since: third.changeToken).records.map(\.recordName) == ["r5"])
+    }
+
+    @Test("a replica without a primary is refused with a typed error")
+    func replicaNeedsPrimary() throws {
+        var configuration = ServerConfiguration(dataDirectory: NSTemporaryDirectory() + "nimbus-replica-only-\(UUID().uuidString)")
+        configuration.postgresReplicaURL = "postgres://postgres@127.0.0.1:5432/nimbus"
+        #expect {
+            _ = try StorageFactory.make(configuration: configuration, logger: Logger(label: "nimbus.test"))
+        } throws: { ($0 as? WireError)?.code == .invalidArguments }
+        #expect(!FileManager.default.fileExists(atPath: configuration.dataDirectory), "nothing was created")
     }
 
     /// Runs a statement on the replica.
