@@ -9,9 +9,15 @@ struct StorageOptions: ParsableArguments {
     @Option(name: .customLong("postgres"), help: "A PostgreSQL URL (postgres://user:password@host:port/database); SQLite when omitted.")
     var postgresURL: String?
 
+    @Option(
+        name: .customLong("postgres-replica"),
+        help: "A streaming hot-standby replica of the --postgres database; change fetches and lookups read it once it has caught up.")
+    var postgresReplicaURL: String?
+
     func configuration(port: Int = 0) -> ServerConfiguration {
         var configuration = ServerConfiguration(dataDirectory: dataDirectory, port: port)
         configuration.postgresURL = postgresURL
+        configuration.postgresReplicaURL = postgresReplicaURL
         return configuration
     }
 }

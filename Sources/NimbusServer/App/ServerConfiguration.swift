@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// A PostgreSQL URL (`postgres://user:password@host:port/database`); `nil` uses SQLite.
     public var postgresURL: String?
+    /// A streaming hot-standby replica of ``postgresURL``'s database, which change fetches and
+    /// lookups read when it has caught up (decision server-0027); `nil` reads the primary only.
+    public var postgresReplicaURL: String?
     /// Requests each token may make per second, on average.
     public var rateLimitPerSecond: Double
     /// Requests a token may make in a burst.
@@ -92,6 +95,7 @@ public struct ServerConfiguration: Sendable {
         self.host = "127.0.0.1"
         self.port = port
         self.postgresURL = nil
+        self.postgresReplicaURL = nil
         self.rateLimitPerSecond = 200
         self.rateLimitBurst = 400
         self.defaultQuotaBytes = 1 << 30

@@ -18,7 +18,8 @@ struct ChangeRoutes {
                 expectedZone = decoded.zoneIncarnation
             }
             let page = try await services.storage.zoneChanges(
-                key, afterSeq: afterSeq, limit: limit, maximumBytes: services.configuration.maximumChangePageBytes)
+                key, afterSeq: afterSeq, expectedIncarnation: expectedZone, limit: limit,
+                maximumBytes: services.configuration.maximumChangePageBytes)
             if let expectedZone {
                 guard expectedZone == page.zone.incarnation, afterSeq <= page.zone.seq else {
                     throw WireError(.changeTokenExpired, "The change token belongs to an earlier incarnation of zone '\(key.zoneName)'. Refetch the zone from the start.")

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NimbusWire
 import ServiceLifecycle
 
 /// Opens the backend a configuration names: PostgreSQL when it has a URL, else the SQLite
@@ -13,8 +14,13 @@ package enum StorageFactory {
 
     package static func make(configuration: ServerConfiguration, logger: Logger) throws -> Backend {
         if let url = configuration.postgresURL {
-            let storage = try PostgresStorage(url: url, logger: logger, heartbeatInterval: configuration.postgresHeartbeatInterval)
+            let storage = try PostgresStorage(
+                url: url, logger: logger, heartbeatInterval: configuration.postgresHeartbeatInterval,
+                replicaURL: configuration.postgresReplicaURL)
             return Backend(storage: storage, services: storage.services)
+        }
+        if configuration.postgresReplicaURL != nil {
+            throw WireError(.invalidArguments, "A PostgreSQL replica needs the primary's URL as well (--postgres).")
         }
         try DataDirectory.prepare(configuration.dataDirectory)
         let storage = try SQLiteStorage(path: configuration.dataDirectory + "/nimbus.sqlite")

@@ -195,6 +195,10 @@ package protocol SyncStorage: ShareStorage {
     /// empty while changes remain). See ``ZoneChangesPage/bounded(_:limit:maximumBytes:)``.
     /// - Throws: `zoneNotFound`.
     func zoneChanges(_ zone: ZoneKey, afterSeq: Int64, limit: Int, maximumBytes: Int64) async throws -> ZoneChangesPage
+    /// ``zoneChanges(_:afterSeq:limit:maximumBytes:)`` for a client whose token names zone
+    /// incarnation `expectedIncarnation`: a backend that reads replicas reads one only when
+    /// its copy of the zone is that incarnation (see `SyncStorage+ZoneChanges.swift`).
+    func zoneChanges(_ zone: ZoneKey, afterSeq: Int64, expectedIncarnation: Int64?, limit: Int, maximumBytes: Int64) async throws -> ZoneChangesPage
     /// Zones changed after `afterSeq`, oldest first.
     func databaseChanges(_ database: DatabaseKey, afterSeq: Int64, limit: Int) async throws -> DatabaseChangesPage
     /// The database's current position.

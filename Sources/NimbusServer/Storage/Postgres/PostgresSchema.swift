@@ -55,6 +55,7 @@ enum PostgresSchema {
         (4, shareHorizonStatements),
         (5, shareInvitationStatements),
         (6, zoneIncarnationStatements),
+        (7, zonePartitionStatements),
     ]
 
     static func migrate(_ storage: PostgresStorage, logger: Logger) async throws {

@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresStorage {
     package func modifyRecords(_ zone: ZoneKey, _ request: ModifyRecordsRequest, context: ModifyContext) async throws -> ModifyOutcome {
-        try await transaction { [logger] connection in
+        let outcome: ModifyOutcome = try await transaction { [logger] connection in
             guard var state = try await Self.liveZone(connection, zone, logger: logger, lock: true) else {
                 throw StorageErrors.zoneNotFound(zone)
             }
@@ -27,10 +27,14 @@ extension PostgresStorage {
             if state.shared { outcome.sharedEvents = try await Self.fanOutToParticipants(connection, zone: zone, state: state, logger: logger) }
             return outcome
         }
+        // Committed: this process's later reads of the zone do not use a replica behind it.
+        if let event = outcome.event { replica?.positions.note(event) }
+        return outcome
     }
 
     package func lookupRecords(_ zone: ZoneKey, names: [String]) async throws -> [String: StoredRecord] {
-        try await connection { [logger] connection in
+        if let replica, let found = await replica.lookupRecords(zone, names: names, storage: self) { return found }
+        return try await connection { [logger] connection in
             guard let state = try await Self.liveZone(connection, zone, logger: logger, lock: false) else {
                 throw StorageErrors.zoneNotFound(zone)
             }
@@ -39,7 +43,19 @@ extension PostgresStorage {
     }
 
     package func zoneChanges(_ zone: ZoneKey, afterSeq: Int64, limit: Int, maximumBytes: Int64) async throws -> ZoneChangesPage {
-        try await transaction { [logger] connection in
+        try await zoneChanges(zone, afterSeq: afterSeq, expectedIncarnation: nil, limit: limit, maximumBytes: maximumBytes)
+    }
+
+    package func zoneChanges(
+        _ zone: ZoneKey, afterSeq: Int64, expectedIncarnation: Int64?, limit: Int, maximumBytes: Int64
+    ) async throws -> ZoneChangesPage {
+        if let replica,
+            let page = await replica.zoneChanges(
+                zone, afterSeq: afterSeq, expectedIncarnation: expectedIncarnation, limit: limit, maximumBytes: maximumBytes, storage: self)
+        {
+            return page
+        }
+        return try await transaction { [logger] connection in
             guard let state = try await Self.liveZone(connection, zone, logger: logger, lock: false) else {
                 throw StorageErrors.zoneNotFound(zone)
             }

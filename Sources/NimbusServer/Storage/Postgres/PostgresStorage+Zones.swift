@@ -50,7 +50,7 @@ extension PostgresStorage {
     }
 
     package func deleteZone(_ zone: ZoneKey, now: Int64) async throws -> ChangeEvent {
-        try await transaction { [logger] connection in
+        let event: ChangeEvent = try await transaction { [logger] connection in
             guard var state = try await Self.liveZone(connection, zone, logger: logger, lock: true) else {
                 throw StorageErrors.zoneNotFound(zone)
             }
@@ -74,6 +74,9 @@ extension PostgresStorage {
             if state.shared { _ = try await Self.endShare(connection, zone: zone, state: state, now: now, logger: logger) }
             return event
         }
+        // Committed: this process no longer reads the zone from a replica that still has it.
+        replica?.positions.note(event)
+        return event
     }
 
     package func databaseChanges(_ database: DatabaseKey, afterSeq: Int64, limit: Int) async throws -> DatabaseChangesPage {

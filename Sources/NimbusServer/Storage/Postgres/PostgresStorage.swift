@@ -29,6 +29,8 @@ package final class PostgresStorage: SyncStorage {
     let heartbeatInterval: Duration
     /// This process's heartbeats, sent and heard back.
     let liveness = ListenerLiveness(instance: UUID().uuidString)
+    /// The hot-standby replica that change fetches and lookups read when it is safe, if any.
+    let replica: PostgresReplica?
 
     /// How long the listener may go without hearing back a heartbeat PostgreSQL accepted (or
     /// without completing `LISTEN`) before it reconnects: three heartbeat intervals.
@@ -40,8 +42,11 @@ package final class PostgresStorage: SyncStorage {
     ///   - logger: Where the storage logs.
     ///   - changeFeed: Where committed changes, from every process, are delivered.
     ///   - heartbeatInterval: How often the push listener's liveness is checked (see ``PostgresChangeListener``).
+    ///   - replicaURL: A streaming hot-standby replica of the database, read when safe (``PostgresReplica``).
     /// - Throws: `invalidArguments` for a URL that is not a PostgreSQL URL.
-    package init(url: String, logger: Logger, changeFeed: ChangeFeed = ChangeFeed(), heartbeatInterval: Duration = .seconds(2)) throws {
+    package init(
+        url: String, logger: Logger, changeFeed: ChangeFeed = ChangeFeed(), heartbeatInterval: Duration = .seconds(2), replicaURL: String? = nil
+    ) throws {
         let parsed = try PostgresURL(url)
         var configuration = parsed.clientConfiguration
         configuration.options.maximumConnections = 16
@@ -54,12 +59,16 @@ package final class PostgresStorage: SyncStorage {
         self.logger = logger
         self.changeFeed = changeFeed
         self.heartbeatInterval = heartbeatInterval
+        let replica = try replicaURL.map { try PostgresReplica(url: $0, logger: logger) }
+        self.replica = replica
+        if let replica { changeFeed.observe { replica.positions.note($0) } }
     }
 
     /// The services that must run while the storage is used: the client pool, the listener
     /// and its heartbeat.
     package var services: [any Service] {
         [PostgresClientService(client: client), PostgresChangeListener(storage: self), PostgresHeartbeat(storage: self)]
+            + (replica.map { [PostgresClientService(client: $0.client)] } ?? [])
     }
 
     package func migrate() async throws {
@@ -219,11 +228,12 @@ extension PostgresStorage {
     /// deadline (``leaseDeadline`` for a request: PostgreSQL is down or restarting) the request
     /// fails with the retryable `serviceUnavailable`; once `body` has started it is cut short
     /// only after the operation deadline (``operationDeadline`` for a request).
+    /// `client` is the primary's pool unless given (the replica's).
     func connection<Result: Sendable>(
-        deadlines: Deadlines = .request, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+        client: PostgresClient? = nil, deadlines: Deadlines = .request, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let state = NIOLockedValueBox<(started: Bool, finished: Bool)>((false, false))
-        let client = self.client
+        let client = client ?? self.client
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
             @Sendable func finish(_ result: Swift.Result<Result, any Error>, onlyIfNotStarted: Bool) {
                 let resume = state.withLockedValue { state -> Bool in
