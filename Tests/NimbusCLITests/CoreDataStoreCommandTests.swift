@@ -3,15 +3,18 @@ import GRDB
 import Testing
 
 /// `nimbus store … --model` on a store Apple's Core Data wrote, and `store import-coredata`.
-@Suite("nimbus store on Apple's stores", .enabled(if: CoreDataStoreCommandTests.fixtures != nil))
-struct CoreDataStoreCommandTests {
-    /// `../shared/fixtures/apple-stores` beside the checkout, or `NIMBUS_APPLE_FIXTURES`.
-    static let fixtures: URL? = {
+/// `../shared/fixtures/apple-stores` beside the checkout, or `NIMBUS_APPLE_FIXTURES`.
+enum AppleFixtureFolder {
+    static let url: URL? = {
         if let given = ProcessInfo.processInfo.environment["NIMBUS_APPLE_FIXTURES"], !given.isEmpty { return URL(fileURLWithPath: given) }
         let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let folder = checkout.deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple-stores")
         return FileManager.default.fileExists(atPath: folder.appendingPathComponent("store2-92-0.sqlite").path) ? folder : nil
     }()
+}
+
+@Suite("nimbus store on Apple's stores", .enabled(if: AppleFixtureFolder.url != nil))
+struct CoreDataStoreCommandTests {
 
     let folder: URL
     let cli: CLIRunner
@@ -23,8 +26,8 @@ struct CoreDataStoreCommandTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         cli = CLIRunner(directory: folder)
         store = folder.appendingPathComponent("apple.sqlite").path
-        try FileManager.default.copyItem(atPath: Self.fixtures!.appendingPathComponent("store2-92-0.sqlite").path, toPath: store)
-        model = Self.fixtures!.appendingPathComponent("zmessaging.xcdatamodeld/zmessaging2.92.0.xcdatamodel").path
+        try FileManager.default.copyItem(atPath: AppleFixtureFolder.url!.appendingPathComponent("store2-92-0.sqlite").path, toPath: store)
+        model = AppleFixtureFolder.url!.appendingPathComponent("zmessaging.xcdatamodeld/zmessaging2.92.0.xcdatamodel").path
     }
 
     func rows(_ sql: String) throws -> Int {
@@ -46,16 +49,17 @@ struct CoreDataStoreCommandTests {
         #expect((info["writtenBy"] as? String)?.contains("Core Data") == true)
         let entities = info["entities"] as! [[String: Any]]
         let user = try #require(entities.first { $0["name"] as? String == "User" })
-        #expect("\(user)".contains("\(try rows("SELECT count(*) FROM ZUSER"))"), "\(user)")
+        let userRows = try rows("SELECT count(*) FROM ZUSER"), messageRows = try rows("SELECT count(*) FROM ZMESSAGE")
+        #expect("\(user)".contains("\(userRows)"), "\(user)")
         let text = try cli.run(["store", "inspect", "apple.sqlite", "--model", model])
         #expect(text.status == 0 && text.stdout.contains("Core Data (framework version 1044)"), "\(text.stdout)\(text.stderr)")
 
         let fetch = try cli.run(["store", "fetch", "apple.sqlite", "User", "--model", model, "--json"])
         #expect(fetch.status == 0, "\(fetch.stderr)")
         let users = try JSONSerialization.jsonObject(with: Data(fetch.stdout.utf8)) as! [[String: Any]]
-        #expect(users.count == (try rows("SELECT count(*) FROM ZUSER")))
+        #expect(users.count == userRows)
         let count = try cli.run(["store", "fetch", "apple.sqlite", "Message", "--model", model, "--count"])
-        #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(try rows("SELECT count(*) FROM ZMESSAGE"))")
+        #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(messageRows)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
         #expect(!FileManager.default.fileExists(atPath: store + "-wal") && !FileManager.default.fileExists(atPath: store + "-shm"))
     }
@@ -70,7 +74,8 @@ struct CoreDataStoreCommandTests {
         let total = try rows("SELECT count(*) FROM ZUSER") + rows("SELECT count(*) FROM ZMESSAGE") + rows("SELECT count(*) FROM ZCONVERSATION")
         #expect((summary["objects"] as? Int ?? 0) >= total && total > 0)
         let count = try cli.run(["store", "fetch", "copy.sqlite", "User", "--count"])
-        #expect(count.status == 0 && count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(try rows("SELECT count(*) FROM ZUSER"))", "\(count.stderr)")
+        let userRows = try rows("SELECT count(*) FROM ZUSER")
+        #expect(count.status == 0 && count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(userRows)", "\(count.stderr)")
         let again = try cli.run(["store", "import-coredata", "apple.sqlite", "--model", model, "copy.sqlite"])
         #expect(again.status != 0 && again.stderr.contains("already exists"), "\(again.stderr)")
     }

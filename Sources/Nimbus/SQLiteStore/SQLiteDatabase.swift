@@ -91,7 +91,8 @@ final class SQLiteDatabase: @unchecked Sendable {
             guard let givenModel else {
                 throw NimbusError(.modelMismatch, "the store at \(path) was written by Apple's Core Data (framework version \(existing.metadata.frameworkVersion ?? "unknown")) and keeps its model in Apple's encoding; open it with the app's model (nimbus store commands: --model)")
             }
-            let target = description.isReadOnly ? try UntouchedOpening.target(for: path) : UntouchedOpening.Target(path: path)
+            // Checked without touching the file, whether it is then opened read-write or not.
+            let target = try UntouchedOpening.target(for: path)
             copyFolder = target.copyFolder
             do {
                 layout = try StoreLayout.read(path: target.path, model: givenModel, configuration: description.configuration, reportingAs: path)
@@ -99,10 +100,14 @@ final class SQLiteDatabase: @unchecked Sendable {
                 if let copyFolder { try? FileManager.default.removeItem(at: copyFolder) }
                 throw error
             }
+            if !description.isReadOnly, let folder = copyFolder {
+                try? FileManager.default.removeItem(at: folder)
+                copyFolder = nil
+            }
             if !description.isReadOnly && !layout.isExact {
                 throw NimbusError(.modelMismatch, "the store at \(path) was written by Apple's Core Data, which named some tables or columns otherwise than Nimbus would (\(layout.summary)); open it read-only, or copy it into a Nimbus store with `nimbus store import-coredata`")
             }
-            openPath = target.path
+            if description.isReadOnly { openPath = target.path }
             model = givenModel
         } else if let existing {
             // A store written before Nimbus took Core Data's names gets them (decision 0120).

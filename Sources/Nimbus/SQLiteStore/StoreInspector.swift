@@ -58,6 +58,9 @@ struct StoreInspector {
 
     /// The model kept in the store's `Z_MODELCACHE`.
     func storedModel(path: String) throws -> ManagedObjectModel {
+        if metadata.isWrittenByCoreData {
+            throw NimbusError(.modelMismatch, "the store at \(path) was written by Apple's Core Data (framework version \(metadata.frameworkVersion ?? "unknown")) and keeps its model in Apple's encoding; open it with the app's model (nimbus store commands: --model)")
+        }
         guard let modelCache else {
             throw NimbusError(.modelMismatch, "the store at \(path) keeps no model (Z_MODELCACHE); give the model")
         }

@@ -17,7 +17,7 @@ extension StoreSchema {
     ///   relationships in name order, a name already taken gets `1` (then `2`, …).
     /// - An ordered side adds `Z_FOK_` + the other side's column name without `Z_`: the
     ///   position of that object within this side's relationship.
-    static func joinTables(model: ManagedObjectModel) -> ([JoinTable], [String: JoinSide]) {
+    static func derivedJoinTables(model: ManagedObjectModel) -> ([JoinTable], [String: JoinSide]) {
         struct Pair {
             var owner: (entity: EntityDescription, relationship: RelationshipDescription)
             var other: (entity: EntityDescription, relationship: RelationshipDescription)?
@@ -52,7 +52,7 @@ extension StoreSchema {
                     }
                     if otherFirst { pair = Pair(owner: other, other: pair.owner) }
                 }
-                pairOf[key] = pairs.count
+                pairOf["\(pair.owner.entity.name).\(pair.owner.relationship.name)"] = pairs.count
                 if let other = pair.other { pairOf["\(other.entity.name).\(other.relationship.name)"] = pairs.count }
                 pairs.append(pair)
             }

@@ -150,7 +150,7 @@ package struct StoreSchema: Sendable {
 
         // Join tables for many-to-many (and inverse-less to-many) relationships, named as
         // Core Data names them (see `StoreSchema+JoinTables.swift`).
-        let (joinTables, joinByRelationship) = Self.joinTables(model: model)
+        let (joinTables, joinByRelationship) = Self.derivedJoinTables(model: model)
 
         // Per-entity mappings.
         var mappings: [EntityMapping] = []

@@ -20,15 +20,19 @@ enum AppleStoreFixtures {
 
     static var available: Bool { directory != nil }
 
-    /// Every store, by file name.
-    static let stores = ["store1-24.sqlite", "store2-3.sqlite", "store2-21-1.sqlite", "store2-30-0.sqlite", "store2-39-0.sqlite",
+    /// The store whose model version (`1.3`) the package does not hold: opening it with the
+    /// package's first version is refused, naming what differs.
+    static let withoutModel = "store1-24.sqlite"
+
+    /// Every store whose model version the package holds, by file name.
+    static let stores = ["store2-3.sqlite", "store2-21-1.sqlite", "store2-30-0.sqlite", "store2-39-0.sqlite",
                          "store2-66-0.sqlite", "store2-86-0.sqlite", "store2-92-0.sqlite", "store2-100-0.sqlite"]
 
     static func url(_ store: String) -> URL { directory!.appendingPathComponent(store) }
 
-    /// The model version a store names in `NSStoreModelVersionIdentifiers`. The 1.x store
-    /// names `1.3`, which no version declares; its tables are those of the first version
-    /// (`zmessaging.xcdatamodel`).
+    /// The model version a store names in `NSStoreModelVersionIdentifiers`
+    /// (`zmessaging<identifier>.xcdatamodel`); for a store whose version the package does not
+    /// hold, the package's first version (`zmessaging.xcdatamodel`, 1.25).
     static func model(for store: String) throws -> ManagedObjectModel {
         let identifier = try metadata(store)["NSStoreModelVersionIdentifiers"] as? [String]
         let package = directory!.appendingPathComponent("zmessaging.xcdatamodeld")

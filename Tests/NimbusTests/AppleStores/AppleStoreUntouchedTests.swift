@@ -49,6 +49,24 @@ struct AppleStoreUntouchedTests {
         #expect(try AppleStoreFixtures.fingerprint(url) == before)
     }
 
+    @Test("a store whose model version is not at hand is refused, naming each entity and column that differs, and stays as it was")
+    func withoutItsModel() throws {
+        let folder = try TemporaryDirectory()
+        let url = folder.file(AppleStoreFixtures.withoutModel)
+        try FileManager.default.copyItem(at: AppleStoreFixtures.url(AppleStoreFixtures.withoutModel), to: url)
+        let before = try AppleStoreFixtures.fingerprint(url)
+        let model = try AppleStoreFixtures.model(for: AppleStoreFixtures.withoutModel)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        var description = PersistentStoreDescription(url: url)
+        description.isReadOnly = true
+        let error = try #require(throws: NimbusError.self) { try coordinator.addPersistentStore(with: description) }
+        #expect(error.code == .modelMismatch)
+        #expect(error.message.contains("UserClient (table ZUSERCLIENT) is missing"), "\(error.message)")
+        #expect(error.message.contains("Message.visibleInConversation (table ZMESSAGE) has no column ZVISIBLEINCONVERSATION"), "\(error.message)")
+        #expect(error.message.contains("User (table ZUSER) column Z_ENT is entity number 10, the model needs entity number 13"), "\(error.message)")
+        #expect(try AppleStoreFixtures.fingerprint(url) == before)
+    }
+
     @Test("pages waiting in the -wal are read, and the -wal and the folder stay as they were")
     func walRead() throws {
         let store = "store2-100-0.sqlite"
