@@ -24,8 +24,9 @@ public enum CoreDataImport {
         public var table: String
         /// Rows copied from it.
         public var rows: Int
-        /// Tables copied so far, and in all.
+        /// Tables copied so far.
         public var tablesCopied: Int
+        /// Tables to copy in all.
         public var tableCount: Int
     }
 

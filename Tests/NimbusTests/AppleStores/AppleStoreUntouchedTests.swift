@@ -67,6 +67,34 @@ struct AppleStoreUntouchedTests {
         #expect(try AppleStoreFixtures.fingerprint(url) == before)
     }
 
+    @Test("read-write when asked, where Apple's names are the model's: a save lands in Apple's tables")
+    func readWriteWhenAsked() throws {
+        let store = "store2-92-0.sqlite"
+        let folder = try TemporaryDirectory()
+        let url = folder.file(store)
+        try FileManager.default.copyItem(at: AppleStoreFixtures.url(store), to: url)
+        let model = try AppleStoreFixtures.model(for: store)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let opened = try coordinator.addPersistentStore(with: PersistentStoreDescription(url: url))
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+        let key = try context.performAndWait { () throws -> Int64 in
+            let user = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "User")).first)
+            let session = ManagedObject(entity: try model.entity(named: "Session"), insertInto: context)
+            session.setValue(user, forKey: "selfUser")
+            try context.save()
+            return session.objectID.primaryKey
+        }
+        try coordinator.removePersistentStore(opened)
+        let queue = try DatabaseQueue(path: url.path)   // the -wal holds the save
+        defer { try? queue.close() }
+        let row = try queue.read { db in
+            try Row.fetchOne(db, sql: "SELECT Z_ENT, ZSELFUSER, (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Session') AS max FROM ZSESSION WHERE Z_PK = ?", arguments: [key])
+        }
+        let entity = try #require(row)
+        #expect(entity["Z_ENT"] as Int == model.entitiesByName["Session"]!.entityNumber)
+        #expect(entity["ZSELFUSER"] as Int64? != nil && (entity["max"] as Int64) >= key)
+    }
+
     @Test("pages waiting in the -wal are read, and the -wal and the folder stay as they were")
     func walRead() throws {
         let store = "store2-100-0.sqlite"
