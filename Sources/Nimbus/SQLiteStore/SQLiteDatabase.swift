@@ -33,6 +33,9 @@ final class SQLiteDatabase: @unchecked Sendable {
     /// The temporary folder holding the copy a read-only Apple store is read from (when its
     /// `-wal` held pages; decision 0121), removed on close.
     private(set) var temporaryCopy: URL?
+    /// Whether Apple's Core Data wrote the store (its history is read without the parts
+    /// whose encoding is Apple's own).
+    private(set) var isCoreDataStore = false
 
     private init(writer: any DatabaseWriter, model: ManagedObjectModel, identifier: String, recorder: SQLRecorder?,
                  externalDataFolder: URL? = nil) {
@@ -175,6 +178,7 @@ final class SQLiteDatabase: @unchecked Sendable {
                                       externalDataFolder: ExternalStorage.dataFolder(for: url))
         database.unavailableRTrees = unavailableRTrees
         database.temporaryCopy = copyFolder
+        database.isCoreDataStore = existing?.metadata.isWrittenByCoreData ?? false
         return database
     }
 

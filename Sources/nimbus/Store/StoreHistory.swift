@@ -17,7 +17,9 @@ extension StoreCommand {
         func run() throws {
             try reportingErrors {
                 let session = try StoreSession(path: store, readOnly: true, modelPath: model)
-                guard session.store.metadata["NSPersistentHistoryTrackingKey"] as? Bool == true else {
+                // A store Apple's Core Data wrote is read for whatever history it holds.
+                let apple = session.store.metadata["NimbusModelVersionHash"] == nil
+                guard apple || session.store.metadata["NSPersistentHistoryTrackingKey"] as? Bool == true else {
                     throw CLIError("\(store) does not record persistent history (it was created without --history), so there is none to show")
                 }
                 var request = PersistentHistoryChangeRequest.fetchHistory(after: try after.map(PersistentHistoryToken.init(string:)))
