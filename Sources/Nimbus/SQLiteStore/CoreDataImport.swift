@@ -47,11 +47,15 @@ public enum CoreDataImport {
     /// Copies the Apple store at `source` into a new Nimbus store at `destination`.
     ///
     /// - Parameters:
+    ///   - source: the store Apple's Core Data wrote (left unchanged).
+    ///   - model: the model version the store was written with.
+    ///   - destination: the Nimbus store to create; it must not exist.
     ///   - withHistory: record persistent history in the new store; Apple's own history
     ///     (`ATRANSACTION`, `ACHANGE`) is not copied (a note says so when the source has some).
     ///   - withCloudMetadata: asked to carry CloudKit mirroring metadata (`ANSCK*`) over; not
     ///     done yet (a note says so when the source has some).
     ///   - progress: called after each table.
+    /// - Returns: what was copied.
     /// - Throws: ``NimbusError/Code-swift.struct/storeAlreadyAdded`` when `destination` exists
     ///   (nothing is changed), ``NimbusError/Code-swift.struct/modelMismatch`` naming what
     ///   differs when the source is not a store of `model`; on any failure the destination is
