@@ -78,6 +78,31 @@ struct CoreDataImportTests {
         }
     }
 
+    @Test("an imported store moves to the app's next model versions with an inferred migration, every object kept", arguments: [
+        ("store2-86-0.sqlite", "2.92.0"), ("store2-39-0.sqlite", "2.66.0"), ("store2-92-0.sqlite", "2.101.0"),
+    ])
+    func migrateAfterImport(store: String, version: String) throws {
+        let model = try AppleStoreFixtures.model(for: store)
+        let folder = try TemporaryDirectory()
+        let (source, _) = try AppleStoreReadingTests.copyWithExternalFiles(store, model: model, into: folder)
+        let destination = folder.file("imported.sqlite")
+        let summary = try CoreDataImport.run(from: source, model: model, to: destination)
+        let next = try ManagedObjectModel(contentsOf: AppleStoreFixtures.directory!.appendingPathComponent("zmessaging.xcdatamodeld/zmessaging\(version).xcdatamodel"))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: next)
+        try coordinator.addPersistentStore(with: PersistentStoreDescription(url: destination))
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+        let counts = try context.performAndWait { () throws -> [String: Int] in
+            var counts: [String: Int] = [:]
+            for name in summary.objectsByEntity.keys where next.entitiesByName[name] != nil {
+                var request = FetchRequest<ManagedObject>(entityName: name)
+                request.includesSubentities = false
+                counts[name] = try context.count(for: request)
+            }
+            return counts
+        }
+        #expect(!counts.isEmpty && counts == summary.objectsByEntity.filter { next.entitiesByName[$0.key] != nil })
+    }
+
     @Test("an existing destination or another model version is refused, and nothing is written")
     func refusals() throws {
         let folder = try TemporaryDirectory()
