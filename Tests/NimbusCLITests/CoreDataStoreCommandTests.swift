@@ -53,6 +53,7 @@ struct CoreDataStoreCommandTests {
         #expect("\(user)".contains("\(userRows)"), "\(user)")
         let text = try cli.run(["store", "inspect", "apple.sqlite", "--model", model])
         #expect(text.status == 0 && text.stdout.contains("Core Data (framework version 1044)"), "\(text.stdout)\(text.stderr)")
+        #expect(text.stdout.contains("journal mode wal"), "\(text.stdout)")
 
         let fetch = try cli.run(["store", "fetch", "apple.sqlite", "User", "--model", model, "--json"])
         #expect(fetch.status == 0, "\(fetch.stderr)")
