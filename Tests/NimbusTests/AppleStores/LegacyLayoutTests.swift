@@ -40,6 +40,39 @@ struct LegacyLayoutTests {
                           "Z_2LISTS([\"Z_2NODES\", \"Z_4LISTS\", \"Z_FOK_4LISTS\", \"Z_FOK_2NODES\"])"], "\(joins)")
     }
 
+    @Test("both sides of a many-to-many relationship ordered on both sides keep their order")
+    func orderedBothSides() throws {
+        let model = try XcodeModelFixtures.load(Self.body)
+        let folder = try TemporaryDirectory()
+        let url = folder.file("ordered.sqlite")
+        var coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        var store = try coordinator.addPersistentStore(with: PersistentStoreDescription(url: url))
+        var context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let nodes = (0..<3).map { i -> ManagedObject in
+                let node = ManagedObject(entity: model.entitiesByName["Node"]!, insertInto: context)
+                node.setValue("n\(i)", forKey: "name")
+                return node
+            }
+            let tagging = ManagedObject(entity: model.entitiesByName["Tagging"]!, insertInto: context)
+            try context.save()
+            tagging.setValue([nodes[2], nodes[0], nodes[1]], forKey: "nodes")
+            try context.save()
+            tagging.setValue([nodes[1], nodes[2], nodes[0]], forKey: "nodes")
+            try context.save()
+        }
+        try coordinator.removePersistentStore(store)
+        coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        store = try coordinator.addPersistentStore(with: PersistentStoreDescription(url: url))
+        context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+        let names = try context.performAndWait { () throws -> [String] in
+            let tagging = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Tagging")).first)
+            return (tagging.value(forKey: "nodes") as? [ManagedObject] ?? []).map { $0.value(forKey: "name") as! String }
+        }
+        #expect(names == ["n1", "n2", "n0"])
+        try coordinator.removePersistentStore(store)
+    }
+
     /// Title of each item with its owner's and leaf's names; each node's follows, followers,
     /// lists (in order) and items.
     static func read(_ context: ManagedObjectContext) throws -> [String] {
