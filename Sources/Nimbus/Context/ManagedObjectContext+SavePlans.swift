@@ -129,6 +129,13 @@ extension ManagedObjectContext {
                 for (position, added) in current.enumerated() where !oldSet.contains(added) || (orderColumn != nil && old != current) {
                     request.joinChanges.append(.init(table: join, first: object.objectID, second: added, order: position + 1, isInsert: true))
                 }
+            case let .joinTable(join, sourceColumn, _, _?) where sourceColumn == join.secondColumn && old != current:
+                // The inverse side of an ordered many-to-many relationship ordered on both
+                // sides: its positions, in its own column of the owner's rows.
+                for (position, member) in current.enumerated() {
+                    request.joinChanges.append(.init(table: join, first: member, second: object.objectID, order: position + 1,
+                                                     isInsert: true, setsInverseOrder: true))
+                }
             case let .inverseForeignKey(table, _, _, orderColumn?) where old != current:
                 for (position, member) in current.enumerated() {
                     request.orderChanges.append(.init(table: table, column: orderColumn, id: member, position: position + 1))

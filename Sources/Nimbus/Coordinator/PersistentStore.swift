@@ -55,7 +55,9 @@ public final class PersistentStore: @unchecked Sendable {
     /// Reads the store's journal mode and size.
     public func inspection() throws -> Inspection {
         try database.read { db in
-            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "unknown"
+            var mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "unknown"
+            // A file read without touching it (decision 0121) reports no journal: its header says.
+            if database.temporaryCopy != nil || mode == "delete", let path = url?.path, UntouchedOpening.isWAL(path) { mode = "wal" }
             let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
             let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
             return Inspection(journalMode: mode, fileSize: pages * size)

@@ -30,6 +30,9 @@ struct SaveRequest: Sendable {
         var second: ManagedObjectID
         var order: Int?
         var isInsert: Bool
+        /// Sets only the inverse side's position (`JoinTable/inverseOrderColumn`) of an
+        /// existing row: `first`'s position in `second`'s ordered relationship.
+        var setsInverseOrder = false
     }
 
     /// The position of a destination in an ordered one-to-many relationship.

@@ -80,8 +80,11 @@ extension SQLiteDatabase {
         }
         if request.resultType == .transactionsAndChanges || request.changePredicate != nil {
             for index in transactions.indices { transactions[index].changes = [] }
+            // Apple's Core Data keeps tombstones in ZTOMBSTONE0… columns, and numbers the
+            // ZCOLUMNS bitmap its own way: its changes are read without either.
+            let tombstone = try db.columns(in: "ACHANGE").contains { $0.name == "ZTOMBSTONE" } ? "ZTOMBSTONE" : "NULL"
             let changes = try Row.fetchCursor(db, sql: """
-                SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS, ZTOMBSTONE FROM ACHANGE
+                SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, \(isCoreDataStore ? "NULL" : "ZCOLUMNS"), \(tombstone) FROM ACHANGE
                 WHERE ZTRANSACTIONID > ? ORDER BY Z_PK
                 """, arguments: [after])
             let decoder = JSONDecoder()

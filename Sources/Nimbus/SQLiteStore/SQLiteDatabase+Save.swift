@@ -65,7 +65,9 @@ extension SQLiteDatabase {
                 statements[number] = statement
                 try insertRow(id: id, values: insert.values, plan: insertPlans[number], statement: statement, resolve: resolve)
             }
-            for change in request.joinChanges { try writeJoin(change, resolve: resolve, db) }
+            // Rows first, then inverse positions in them.
+            for change in request.joinChanges where !change.setsInverseOrder { try writeJoin(change, resolve: resolve, db) }
+            for change in request.joinChanges where change.setsInverseOrder { try writeJoin(change, resolve: resolve, db) }
             for change in request.orderChanges {
                 try db.execute(sql: "UPDATE \(change.table.quotedDatabaseIdentifier) SET \(change.column.quotedDatabaseIdentifier) = ? WHERE Z_PK = ?",
                                arguments: [change.position, resolve(change.id).primaryKey])
@@ -224,9 +226,16 @@ extension SQLiteDatabase {
         let join = change.table
         let first = resolve(change.first).primaryKey
         let second = resolve(change.second).primaryKey
+        if change.setsInverseOrder {
+            guard let inverseOrder = join.inverseOrderColumn else { return }
+            try db.cachedStatement(sql: "UPDATE \(join.name.quotedDatabaseIdentifier) SET \(inverseOrder.quotedDatabaseIdentifier) = ? WHERE \(join.firstColumn.quotedDatabaseIdentifier) = ? AND \(join.secondColumn.quotedDatabaseIdentifier) = ?")
+                .execute(arguments: [change.order ?? 0, first, second])
+            return
+        }
         if change.isInsert {
             if let orderColumn = join.orderColumn {
-                try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(join.name.quotedDatabaseIdentifier) (\(join.firstColumn.quotedDatabaseIdentifier), \(join.secondColumn.quotedDatabaseIdentifier), \(orderColumn.quotedDatabaseIdentifier)) VALUES (?, ?, ?)")
+                // An upsert, not a replace: the row keeps the inverse side's position.
+                try db.cachedStatement(sql: "INSERT INTO \(join.name.quotedDatabaseIdentifier) (\(join.firstColumn.quotedDatabaseIdentifier), \(join.secondColumn.quotedDatabaseIdentifier), \(orderColumn.quotedDatabaseIdentifier)) VALUES (?, ?, ?) ON CONFLICT (\(join.firstColumn.quotedDatabaseIdentifier), \(join.secondColumn.quotedDatabaseIdentifier)) DO UPDATE SET \(orderColumn.quotedDatabaseIdentifier) = excluded.\(orderColumn.quotedDatabaseIdentifier)")
                     .execute(arguments: [first, second, change.order ?? 0])
             } else {
                 try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(join.name.quotedDatabaseIdentifier) (\(join.firstColumn.quotedDatabaseIdentifier), \(join.secondColumn.quotedDatabaseIdentifier)) VALUES (?, ?)")

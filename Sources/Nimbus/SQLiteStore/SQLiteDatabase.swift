@@ -30,6 +30,12 @@ final class SQLiteDatabase: @unchecked Sendable {
     let keyReservations = KeyReservations()
     /// Every access passes it, so closing waits for running ones (see ``close()``).
     let gate = StoreAccessGate()
+    /// The temporary folder holding the copy a read-only Apple store is read from (when its
+    /// `-wal` held pages; decision 0121), removed on close.
+    private(set) var temporaryCopy: URL?
+    /// Whether Apple's Core Data wrote the store (its history is read without the parts
+    /// whose encoding is Apple's own).
+    private(set) var isCoreDataStore = false
 
     private init(writer: any DatabaseWriter, model: ManagedObjectModel, identifier: String, recorder: SQLRecorder?,
                  externalDataFolder: URL? = nil) {
@@ -79,7 +85,38 @@ final class SQLiteDatabase: @unchecked Sendable {
             throw NimbusError(.storeNotFound, "no store at \(path) to open read-only")
         }
         let model: ManagedObjectModel
-        if let existing {
+        var layout = StoreLayout()
+        var openPath = path
+        var copyFolder: URL?
+        if let existing, existing.metadata.isWrittenByCoreData {
+            // Apple's Core Data wrote it: compatible by schema (decision 0120), read-only
+            // without changing a byte (decision 0121).
+            guard let givenModel else {
+                throw NimbusError(.modelMismatch, "the store at \(path) was written by Apple's Core Data (framework version \(existing.metadata.frameworkVersion ?? "unknown")) and keeps its model in Apple's encoding; open it with the app's model (nimbus store commands: --model)")
+            }
+            // Checked without touching the file, whether it is then opened read-write or not.
+            let target = try UntouchedOpening.target(for: path)
+            copyFolder = target.copyFolder
+            do {
+                layout = try StoreLayout.read(path: target.path, model: givenModel, configuration: description.configuration, reportingAs: path)
+            } catch {
+                if let copyFolder { try? FileManager.default.removeItem(at: copyFolder) }
+                throw error
+            }
+            if !description.isReadOnly, let folder = copyFolder {
+                try? FileManager.default.removeItem(at: folder)
+                copyFolder = nil
+            }
+            if !description.isReadOnly && !layout.isExact {
+                throw NimbusError(.modelMismatch, "the store at \(path) was written by Apple's Core Data, which named some tables or columns otherwise than Nimbus would (\(layout.summary)); open it read-only, or copy it into a Nimbus store with `nimbus store import-coredata`")
+            }
+            if description.isReadOnly { openPath = target.path }
+            model = givenModel
+        } else if let existing {
+            // A store written before Nimbus took Core Data's names gets them (decision 0120).
+            if !description.isReadOnly, let stored = try? existing.storedModel(path: path) {
+                try StoreLayout.upgrade(path: path, model: stored, configuration: description.configuration, timeout: description.timeout)
+            }
             if let givenModel {
                 do {
                     try existing.check(compatibleWith: givenModel, configuration: description.configuration, path: path)
@@ -97,22 +134,29 @@ final class SQLiteDatabase: @unchecked Sendable {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
 
+        if let existing, !existing.metadata.isWrittenByCoreData, description.isReadOnly {
+            layout = try StoreLayout.read(path: path, model: model, configuration: description.configuration, reportingAs: nil)
+        }
+        if !layout.isExact {
+            let statements = layout.viewStatements
+            configuration.prepareDatabase { db in for sql in statements { try db.execute(sql: sql) } }
+        }
         configuration.readonly = description.isReadOnly
         let writer: any DatabaseWriter
         do {
             if description.journalMode == .wal && !description.isReadOnly && description.maximumConnectionPoolSize > 1 {
                 configuration.maximumReaderCount = description.maximumConnectionPoolSize
-                writer = try DatabasePool(path: path, configuration: configuration)
+                writer = try DatabasePool(path: openPath, configuration: configuration)
             } else if description.journalMode == .wal && !description.isReadOnly {
                 // A pool of one: every request, read or write, goes through one connection in turn.
                 configuration.journalMode = .wal
-                writer = try DatabaseQueue(path: path, configuration: configuration)
+                writer = try DatabaseQueue(path: openPath, configuration: configuration)
             } else {
                 if !description.isReadOnly {
                     configuration.journalMode = .default
                     configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
                 }
-                writer = try DatabaseQueue(path: path, configuration: configuration)
+                writer = try DatabaseQueue(path: openPath, configuration: configuration)
             }
         } catch let error as DatabaseError {
             throw NimbusError.from(error, path: path)
@@ -133,6 +177,8 @@ final class SQLiteDatabase: @unchecked Sendable {
         let database = SQLiteDatabase(writer: writer, model: model, identifier: identifier, recorder: recorder,
                                       externalDataFolder: ExternalStorage.dataFolder(for: url))
         database.unavailableRTrees = unavailableRTrees
+        database.temporaryCopy = copyFolder
+        database.isCoreDataStore = existing?.metadata.isWrittenByCoreData ?? false
         return database
     }
 
@@ -235,6 +281,7 @@ extension SQLiteDatabase {
     func close() {
         guard gate.close(waitingUpTo: .seconds(2)) else { return }
         try? writer.close()
+        if let temporaryCopy { try? FileManager.default.removeItem(at: temporaryCopy) }
     }
 }
 

@@ -17,7 +17,10 @@ struct StoreInspector {
         }
         if (attributes[.size] as? NSNumber)?.intValue ?? 0 == 0 { return nil }
         do {
-            let queue = try StoreConnection.queue(path: path, readOnly: true)
+            // A file no connection has open is read without creating its -wal and -shm.
+            let target = UntouchedOpening.isWAL(path) ? try UntouchedOpening.target(for: path) : UntouchedOpening.Target(path: path)
+            defer { if let folder = target.copyFolder { try? FileManager.default.removeItem(at: folder) } }
+            let queue = try StoreConnection.queue(path: target.path, readOnly: true)
             defer { try? queue.close() }
             return try queue.read { db in
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
@@ -55,6 +58,9 @@ struct StoreInspector {
 
     /// The model kept in the store's `Z_MODELCACHE`.
     func storedModel(path: String) throws -> ManagedObjectModel {
+        if metadata.isWrittenByCoreData {
+            throw NimbusError(.modelMismatch, "the store at \(path) was written by Apple's Core Data (framework version \(metadata.frameworkVersion ?? "unknown")) and keeps its model in Apple's encoding; open it with the app's model (nimbus store commands: --model)")
+        }
         guard let modelCache else {
             throw NimbusError(.modelMismatch, "the store at \(path) keeps no model (Z_MODELCACHE); give the model")
         }

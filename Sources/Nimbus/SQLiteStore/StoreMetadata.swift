@@ -12,6 +12,21 @@ struct StoreMetadata {
         (dictionary["NSStoreModelVersionHashes"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Data }
     }
 
+    /// `NSPersistenceFrameworkVersion`: Core Data's build number, or `Nimbus <version>`.
+    var frameworkVersion: String? {
+        switch dictionary["NSPersistenceFrameworkVersion"] {
+        case let text as String: text
+        case let number as NSNumber: number.stringValue
+        case let number as Int: String(number)
+        default: nil
+        }
+    }
+
+    /// Whether Apple's Core Data wrote the store (its version hashes are Apple's, not Nimbus's).
+    var isWrittenByCoreData: Bool {
+        dictionary["NimbusModelVersionHash"] == nil && !(frameworkVersion ?? "").hasPrefix("Nimbus")
+    }
+
     init(identifier: String, model: ManagedObjectModel, configuration: String?) {
         self.identifier = identifier
         var hashes: [String: Data] = [:]

@@ -44,6 +44,11 @@ package struct StoreSchema: Sendable {
         package var secondColumn: String
         /// Order of the second object within the first, for ordered relationships.
         package var orderColumn: String?
+        /// Order of the first object within the second, when the inverse is ordered too.
+        package var inverseOrderColumn: String? = nil
+
+        /// The order columns the table has.
+        package var orderColumns: [String] { [orderColumn, inverseOrderColumn].compactMap { $0 } }
     }
 
     /// An entity's mapping.
@@ -112,9 +117,11 @@ package struct StoreSchema: Sendable {
                         let column = unique("Z" + relationship.name.uppercased())
                         table.columns.append((column, "INTEGER"))
                         byOwner[key] = column
+                        // As Core Data: only a destination with sub-entities needs the column,
+                        // named after the destination's entity number.
                         if let destination = model.entitiesByName[relationship.destinationEntityName],
-                           destination.entityNumbersInHierarchy.count > 1 || destination.superentity != nil {
-                            let entityColumn = unique("Z\(owner.entityNumber)_" + relationship.name.uppercased())
+                           destination.entityNumbersInHierarchy.count > 1 {
+                            let entityColumn = unique("Z\(destination.entityNumber)_" + relationship.name.uppercased())
                             table.columns.append((entityColumn, "INTEGER"))
                             entityColumnByEntityProperty[key] = entityColumn
                             entityColumnByEntityProperty["\(entity.name).\(property.name)"] = entityColumn
@@ -141,43 +148,9 @@ package struct StoreSchema: Sendable {
             tables.append(table)
         }
 
-        // Join tables for many-to-many (and inverse-less to-many) relationships.
-        var joinTables: [JoinTable] = []
-        var joinByRelationship: [String: (JoinTable, source: String, destination: String, order: String?)] = [:]
-        for entity in model.entities {
-            for relationship in entity.declaredRelationships where relationship.isToMany && !relationship.isTransient {
-                let inverse = entity.inverse(of: relationship)
-                if let inverse, !inverse.isToMany { continue }   // stored as the inverse's foreign key
-                let key = "\(entity.name).\(relationship.name)"
-                if joinByRelationship[key] != nil { continue }
-                guard let destination = model.entitiesByName[relationship.destinationEntityName] else { continue }
-                // The owner is the side that sorts first, unless only the other side is ordered.
-                var owner = (entity: entity, relationship: relationship)
-                var other: (entity: EntityDescription, relationship: RelationshipDescription)? = inverse.flatMap { inv in
-                    Self.declaringEntity(of: inv.name, in: destination).declaredRelationships.first { $0.name == inv.name }
-                        .map { (Self.declaringEntity(of: inv.name, in: destination), $0) }
-                }
-                if let o = other {
-                    let ownerFirst = "\(owner.entity.name).\(owner.relationship.name)" <= "\(o.entity.name).\(o.relationship.name)"
-                    let swap = (o.relationship.isOrdered && !owner.relationship.isOrdered) || (!ownerFirst && o.relationship.isOrdered == owner.relationship.isOrdered)
-                    if swap { other = owner; owner = o }
-                }
-                let ownerDestination = model.entitiesByName[owner.relationship.destinationEntityName] ?? destination
-                let n = owner.entity.entityNumber
-                let m = ownerDestination.entityNumber
-                let firstColumn = "Z_\(n)" + (owner.relationship.inverseName ?? owner.entity.name).uppercased()
-                var secondColumn = "Z_\(m)" + owner.relationship.name.uppercased()
-                if secondColumn == firstColumn { secondColumn += "1" }
-                let join = JoinTable(name: "Z_\(n)" + owner.relationship.name.uppercased(),
-                                     firstColumn: firstColumn, secondColumn: secondColumn,
-                                     orderColumn: owner.relationship.isOrdered ? "Z_FOK_\(m)" + owner.relationship.name.uppercased() : nil)
-                joinTables.append(join)
-                joinByRelationship["\(owner.entity.name).\(owner.relationship.name)"] = (join, firstColumn, secondColumn, join.orderColumn)
-                if let other {
-                    joinByRelationship["\(other.entity.name).\(other.relationship.name)"] = (join, secondColumn, firstColumn, nil)
-                }
-            }
-        }
+        // Join tables for many-to-many (and inverse-less to-many) relationships, named as
+        // Core Data names them (see `StoreSchema+JoinTables.swift`).
+        let (joinTables, joinByRelationship) = Self.derivedJoinTables(model: model)
 
         // Per-entity mappings.
         var mappings: [EntityMapping] = []

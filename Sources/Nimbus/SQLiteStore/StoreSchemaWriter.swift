@@ -14,7 +14,7 @@ enum StoreSchemaWriter {
         }
         for join in schema.joinTables {
             var columns = ["\(join.firstColumn.quotedDatabaseIdentifier) INTEGER", "\(join.secondColumn.quotedDatabaseIdentifier) INTEGER"]
-            if let order = join.orderColumn { columns.append("\(order.quotedDatabaseIdentifier) INTEGER") }
+            for order in join.orderColumns { columns.append("\(order.quotedDatabaseIdentifier) INTEGER") }
             columns.append("PRIMARY KEY (\(join.firstColumn.quotedDatabaseIdentifier), \(join.secondColumn.quotedDatabaseIdentifier))")
             try db.execute(sql: "CREATE TABLE \(join.name.quotedDatabaseIdentifier) (\(columns.joined(separator: ", "))) WITHOUT ROWID")
         }

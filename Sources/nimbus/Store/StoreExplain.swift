@@ -17,11 +17,12 @@ extension StoreCommand {
         var arguments: [String] = []
         @Option(help: "Sort by KEY, KEY:desc or KEY:asc; repeat for more keys.") var sort: [String] = []
         @Option(help: "The most objects to return.") var limit: Int?
+        @Option(help: "The model to open the store with (.xcdatamodeld, .xcdatamodel or .json), for a store whose model the file does not keep in a form Nimbus reads: one Apple's Core Data wrote.") var model: String?
         @Flag(help: "Print the result as JSON.") var json = false
 
         func run() throws {
             try reportingErrors {
-                let session = try StoreSession(path: store, readOnly: true)
+                let session = try StoreSession(path: store, readOnly: true, modelPath: model)
                 var request = FetchRequest<ManagedObject>(entityName: entity)
                 request.predicate = try session.predicate(predicate, arguments: arguments)
                 request.sortDescriptors = try sort.map(Fetch.sortDescriptor)

@@ -31,11 +31,12 @@ extension StoreCommand {
         @Flag(help: "Print only the number of matching objects; with --group-by, each group's size as `count`.") var count = false
         @Option(help: "Print only these properties (comma-separated attribute and relationship names; objectID is always printed).")
         var properties: String?
+        @Option(help: "The model to open the store with (.xcdatamodeld, .xcdatamodel or .json), for a store whose model the file does not keep in a form Nimbus reads: one Apple's Core Data wrote.") var model: String?
         @Flag(help: "Print the results as JSON.") var json = false
 
         func run() throws {
             try reportingErrors {
-                let session = try StoreSession(path: store, readOnly: true)
+                let session = try StoreSession(path: store, readOnly: true, modelPath: model)
                 var request = FetchRequest<ManagedObject>(entityName: entity)
                 request.predicate = try session.predicate(predicate, arguments: arguments)
                 request.sortDescriptors = try sort.map(Self.sortDescriptor)

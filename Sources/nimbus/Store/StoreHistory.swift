@@ -11,12 +11,15 @@ extension StoreCommand {
         @Argument(help: "The store file or device folder.") var store: String
         @Option(help: "Show transactions after this token (<store UUID>:<transaction>).") var after: String?
         @Option(help: "Show only transactions by this author.") var author: String?
+        @Option(help: "The model to open the store with (.xcdatamodeld, .xcdatamodel or .json), for a store whose model the file does not keep in a form Nimbus reads: one Apple's Core Data wrote.") var model: String?
         @Flag(help: "Print the result as JSON.") var json = false
 
         func run() throws {
             try reportingErrors {
-                let session = try StoreSession(path: store, readOnly: true)
-                guard session.store.metadata["NSPersistentHistoryTrackingKey"] as? Bool == true else {
+                let session = try StoreSession(path: store, readOnly: true, modelPath: model)
+                // A store Apple's Core Data wrote is read for whatever history it holds.
+                let apple = session.store.metadata["NimbusModelVersionHash"] == nil
+                guard apple || session.store.metadata["NSPersistentHistoryTrackingKey"] as? Bool == true else {
                     throw CLIError("\(store) does not record persistent history (it was created without --history), so there is none to show")
                 }
                 var request = PersistentHistoryChangeRequest.fetchHistory(after: try after.map(PersistentHistoryToken.init(string:)))

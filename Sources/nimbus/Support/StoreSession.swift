@@ -13,7 +13,10 @@ struct StoreSession {
     /// The device's container, when the path is a device folder (kept open with the session).
     let container: PersistentContainer?
 
-    init(path: String, readOnly: Bool = false, author: String? = nil) throws {
+    /// - Parameter modelPath: the model to open the store with (an .xcdatamodeld, .xcdatamodel
+    ///   or JSON model), for a store whose model cannot be read from the file itself: one
+    ///   Apple's Core Data wrote. Nil reads the model the store keeps.
+    init(path: String, readOnly: Bool = false, author: String? = nil, modelPath: String? = nil) throws {
         if DeviceFolder.isDevice(path) {
             // A device folder: objects go to the store of their entity's configuration, and
             // saves are recorded in history with the CLI's author, so that they export.
@@ -21,14 +24,19 @@ struct StoreSession {
             try self.init(container: try device.openContainer(), model: device.model, author: author)
             return
         }
-        try self.init(file: path, readOnly: readOnly, author: author)
+        try self.init(file: path, readOnly: readOnly, author: author, modelPath: modelPath)
     }
 
     /// A session on a store file, its model read from the file.
-    private init(file path: String, readOnly: Bool, author: String?) throws {
+    private init(file path: String, readOnly: Bool, author: String?, modelPath: String?) throws {
         container = nil
         let url = URL(fileURLWithPath: path)
-        model = try ManagedObjectModel.storedModel(at: url)
+        if let modelPath {
+            guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no store at \(path)") }
+            model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: modelPath))
+        } else {
+            model = try ManagedObjectModel.storedModel(at: url)
+        }
         coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         var description = PersistentStoreDescription(url: url)
         description.isReadOnly = readOnly
