@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "NimbusCloud", targets: ["NimbusCloud"]),
         .library(name: "NimbusServer", targets: ["NimbusServer"]),
         .library(name: "NimbusTesting", targets: ["NimbusTesting"]),
+        .library(name: "NimbusData", targets: ["NimbusData"]),
         .executable(name: "nimbus", targets: ["nimbus"]),
     ],
     dependencies: [
@@ -60,6 +61,15 @@ let package = Package(
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
+        ),
+        // SwiftData's API (@Model, ModelContainer, ModelContext, FetchDescriptor) over Nimbus (issue 31).
+        .target(
+            name: "NimbusData",
+            dependencies: ["Nimbus", "NimbusCloud", "NimbusMacros", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "NimbusDataTests",
+            dependencies: ["NimbusData", "Nimbus", "NimbusCloud", "NimbusServer", "NimbusTesting"]
         ),
         // Helpers for tests of apps and of Nimbus itself: temporary stores, SQL recording.
         .target(name: "NimbusTesting", dependencies: ["Nimbus"]),

@@ -8,5 +8,9 @@ struct NimbusMacrosPlugin: CompilerPlugin {
         ManagedMacro.self,
         ManagedPropertyMacro.self,
         ManagedOptionsMacro.self,
+        ModelMacro.self,
+        PersistedPropertyMacro.self,
+        ModelMarkerMacro.self,
+        ModelEntityOptionMacro.self,
     ]
 }
