@@ -69,8 +69,11 @@ let package = Package(
         ),
         .testTarget(
             name: "NimbusDataTests",
-            dependencies: ["NimbusData", "Nimbus", "NimbusCloud", "NimbusServer", "NimbusTesting"]
+            dependencies: ["NimbusData", "Nimbus", "NimbusCloud", "NimbusServer", "NimbusTesting",
+                           .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")]
         ),
+        // The TripsData sample: SwiftData code compiled unchanged but for `import NimbusData`.
+        .testTarget(name: "TripsDataTests", dependencies: ["NimbusData"], path: "Examples/TripsData", exclude: ["README.md"]),
         // Helpers for tests of apps and of Nimbus itself: temporary stores, SQL recording.
         .target(name: "NimbusTesting", dependencies: ["Nimbus"]),
         // The sync protocol's Codable types; no I/O.

@@ -26,7 +26,7 @@ public final class ModelContainer: @unchecked Sendable {
 
     let modelTypes: [String: any PersistentModel.Type]
     let allowsSave: Bool
-    private let main = Mutex<ModelContext?>(nil)
+    private let main = Locked<ModelContext?>(nil)
 
     /// Opens a container for model types (and the types their relationships reach).
     ///
@@ -92,7 +92,7 @@ public final class ModelContainer: @unchecked Sendable {
             descriptions.append(description)
         }
         let name = configurations.first?.name ?? "default"
-        let container = mirrors ? CloudContainer(name: name, managedObjectModel: model) : PersistentContainer(name: name, managedObjectModel: model)
+        let container: PersistentContainer = mirrors ? CloudContainer(name: name, managedObjectModel: model) : PersistentContainer(name: name, managedObjectModel: model)
         container.persistentStoreDescriptions = descriptions
         if let migrationPlan {
             try MigrationRunner(plan: migrationPlan, schema: givenSchema, descriptions: descriptions).run()

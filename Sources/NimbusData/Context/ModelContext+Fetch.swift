@@ -63,7 +63,7 @@ extension ModelContext {
         }
     }
 
-    func makeRequest<T: PersistentModel, Result>(_ descriptor: FetchDescriptor<T>) throws -> FetchRequest<Result> {
+    func makeRequest<T: PersistentModel, Result: FetchRequestResult>(_ descriptor: FetchDescriptor<T>) throws -> FetchRequest<Result> {
         let info = try ModelEntityInfo.info(for: T.self)
         var request = FetchRequest<Result>(entityName: info.name)
         if let predicate = descriptor.predicate {
@@ -85,15 +85,14 @@ extension ModelContext {
         guard let keyPath = descriptor.keyPath, let name = T.propertyName(for: keyPath) else {
             throw SwiftDataError(.unsupportedSortDescriptor, "a SortDescriptor<\(T.self)> sorts by a stored property of \(T.self) in Nimbus (not a comparator, a computed property or a path across a relationship)")
         }
-        var comparison = FetchSortDescriptor.Comparison.binary
+        // Foundation on Linux compares strings `.lexical` only (its default there): code point
+        // order, as SQL's binary collation.
         if var comparator = descriptor.stringComparator {
             comparator.order = .forward
-            if comparator == .localizedStandard || comparator == .localized {
-                comparison = .localizedStandard
-            } else if comparator != .lexical {
-                throw SwiftDataError(.unsupportedSortDescriptor, "sorting \(name) by \(comparator) has no SQL translation; use .lexical or .localizedStandard")
+            guard comparator == .lexical else {
+                throw SwiftDataError(.unsupportedSortDescriptor, "sorting \(name) by \(comparator) has no SQL translation; use .lexical")
             }
         }
-        return FetchSortDescriptor(name, ascending: descriptor.order == .forward, comparison: comparison)
+        return FetchSortDescriptor(name, ascending: descriptor.order == .forward, comparison: .binary)
     }
 }

@@ -41,7 +41,7 @@ extension ModelContext {
     public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
         guard let objectID = persistentModelID.objectID else { return nil }
         return performed {
-            managedObjectContext.registeredObject(for: objectID).map(model(for:)) as? T
+            managedObjectContext.registeredObject(for: objectID).map { model(for: $0) } as? T
         }
     }
 

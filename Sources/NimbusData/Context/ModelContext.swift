@@ -25,8 +25,8 @@ public final class ModelContext: @unchecked Sendable {
     }
 
     /// The models of the context's objects, by managed object.
-    let registry = Mutex<[ObjectIdentifier: WeakModel]>([:])
-    let state = Mutex(State())
+    let registry = Locked<[ObjectIdentifier: WeakModel]>([:])
+    let state = Locked(State())
 
     struct State {
         var autosaveEnabled = false

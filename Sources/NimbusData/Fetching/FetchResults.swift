@@ -1,6 +1,6 @@
 public import Foundation
 import Nimbus
-import Observation
+public import Observation
 import Synchronization
 
 /// The models of a fetch, kept current: a `@Query` for code without SwiftUI. It fetches
@@ -18,8 +18,8 @@ public final class FetchResults<T: PersistentModel>: Observable, RandomAccessCol
     public let context: ModelContext
 
     private let registrar = ObservationRegistrar()
-    private let storage = Mutex<[T]>([])
-    private let observer = Mutex<(any NSObjectProtocol)?>(nil)
+    private let storage = Locked<[T]>([])
+    private let observer = Locked<(any NSObjectProtocol)?>(nil)
 
     /// Fetches and starts following saves.
     ///

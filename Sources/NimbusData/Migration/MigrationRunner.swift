@@ -23,7 +23,7 @@ struct MigrationRunner {
         }
     }
 
-    private func nimbusStage(_ stage: MigrationStage) throws -> Nimbus.MigrationStage {
+    private func nimbusStage(_ stage: MigrationStage) throws -> StagedMigrationStage {
         switch stage {
         case let .lightweight(from, to):
             return .lightweight(from: try model(from), to: try model(to), label: label(from, to))
@@ -46,7 +46,7 @@ struct MigrationRunner {
         "\(from.versionIdentifier) → \(to.versionIdentifier)"
     }
 
-    private func handler(_ handler: UncheckedHandler, schema: Schema, model: ManagedObjectModel) -> Nimbus.MigrationStage.Handler {
+    private func handler(_ handler: UncheckedHandler, schema: Schema, model: ManagedObjectModel) -> StagedMigrationStage.Handler {
         let shell = UncheckedShell(schema: schema, model: model)
         return { context in
             let container = ModelContainer(shell: shell.schema, model: shell.model)

@@ -41,10 +41,11 @@ final class ModelEntityInfo: @unchecked Sendable {
 
     /// The model classes a class's relationships point to.
     static func destinationTypes(of type: any PersistentModel.Type) -> [any PersistentModel.Type] {
-        type.schemaMetadata.compactMap { property in
-            switch classify(property.valueType).map({ $0.kind }) {
-            case let .toOne(destination)?, let .toMany(destination, _)?: destination
-            default: nil
+        type.schemaMetadata.compactMap { property -> (any PersistentModel.Type)? in
+            guard let kind = classify(property.valueType)?.kind else { return nil }
+            switch kind {
+            case let .toOne(destination), let .toMany(destination, _): return destination
+            default: return nil
             }
         }
     }
@@ -108,8 +109,10 @@ final class ModelEntityInfo: @unchecked Sendable {
         }
         unique += type._nimbusUniqueness
         indexed += type._nimbusIndexes
+        // Named as @Managed names its indexes (`byTitle`), so both make the same SQL.
         let indexes = indexed.map { names in
-            FetchIndexDescription(name: name + "_" + names.joined(separator: "_"), elements: names.map { .init($0) })
+            FetchIndexDescription(name: "by" + names.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(),
+                                  elements: names.map { .init($0) })
         }
         self.properties = properties
         self.propertyNames = names
