@@ -76,7 +76,7 @@ struct ModelClass {
                   list.allSatisfy({ ["willSet", "didSet"].contains($0.accessorSpecifier.text) }) else { return nil }
         }
         let name = identifier.identifier.text
-        if name.hasPrefix("_$") { return nil }
+        if name.hasPrefix("_$") || name.hasPrefix("$") { return nil }
         for element in variable.attributes {
             guard case let .attribute(attribute) = element else { continue }
             let attributeName = attribute.attributeName.trimmedDescription
@@ -110,13 +110,14 @@ struct ModelClass {
         func literal(_ lists: [[String]]) -> String {
             "[" + lists.map { "[" + $0.map { "\"\($0)\"" }.joined(separator: ", ") + "]" }.joined(separator: ", ") + "]"
         }
+        let slots = properties.map { "\n    \(PersistedPropertyMacro.slotName($0.name)) = NimbusData._PersistedSlot()" }.joined()
         return [
             "private var _$backingData = NimbusData._ModelBacking()",
             "private let _$observationRegistrar = NimbusData._ObservationRegistrar()",
             "\(raw: access)var _nimbusBacking: NimbusData._ModelBacking { _$backingData }",
             """
             \(raw: access)required init(backingData: NimbusData._ModelBacking) {
-                self._$backingData = backingData
+                self._$backingData = backingData\(raw: slots)
             }
             """,
             """

@@ -38,7 +38,19 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 /// `@_PersistedProperty`: a stored property of a `@Model` class becomes accessors that read
 /// and write the model's backing (values held until the model is inserted, then its
 /// managed object) and tell observers.
-public struct PersistedPropertyMacro: AccessorMacro {
+public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
+    /// The stored property that marks a persisted property as initialized (definite
+    /// initialization asks for it in `init(backingData:)` too).
+    static func slotName(_ property: String) -> String { "_$persisted_" + property }
+
+    public static func expansion(
+        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let variable = declaration.as(VariableDeclSyntax.self), let name = ModelClass.persistedName(variable) else { return [] }
+        return ["private var \(raw: slotName(name)): NimbusData._PersistedSlot"]
+    }
+
     public static func expansion(
         of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
@@ -46,9 +58,10 @@ public struct PersistedPropertyMacro: AccessorMacro {
         guard let variable = declaration.as(VariableDeclSyntax.self), let name = ModelClass.persistedName(variable) else { return [] }
         return [
             """
-            @storageRestrictions(accesses: _$backingData)
+            @storageRestrictions(initializes: \(raw: slotName(name)), accesses: _$backingData)
             init(initialValue) {
                 _$backingData.setInitialValue(initialValue, forKey: \(literal: name))
+                \(raw: slotName(name)) = NimbusData._PersistedSlot()
             }
             """,
             """

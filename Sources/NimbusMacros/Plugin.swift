@@ -12,5 +12,6 @@ struct NimbusMacrosPlugin: CompilerPlugin {
         PersistedPropertyMacro.self,
         ModelMarkerMacro.self,
         ModelEntityOptionMacro.self,
+        ModelActorMacro.self,
     ]
 }

@@ -25,7 +25,7 @@ struct CloudSyncTests {
         var description = PersistentStoreDescription(url: temporaryStoreURL("Other.sqlite"))
         description.cloudContainerOptions = CloudContainerOptions(serverURL: server.url, containerIdentifier: identifier, token: server.tokens[1])
         cloud.persistentStoreDescriptions = [description]
-        try cloud.loadPersistentStores()
+        try await cloud.loadPersistentStores()
 
         let context = ModelContext(data)
         let trip = Trip(name: "Paris", destination: "France")

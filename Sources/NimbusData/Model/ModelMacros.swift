@@ -69,4 +69,10 @@ public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module
 
 /// The accessors of a persisted property; `@Model` adds it.
 @attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(`_$persisted_`))
 public macro _PersistedProperty() = #externalMacro(module: "NimbusMacros", type: "PersistedPropertyMacro")
+
+/// The stored marker of a persisted property's initialization; `@Model` adds one per property.
+public struct _PersistedSlot: Sendable {
+    public init() {}
+}
