@@ -8,6 +8,7 @@ import Testing
 let modelMacros: [String: MacroSpec] = [
     "Model": MacroSpec(type: ModelMacro.self, conformances: ["PersistentModel"]),
     "_PersistedProperty": MacroSpec(type: PersistedPropertyMacro.self),
+    "ModelActor": MacroSpec(type: ModelActorMacro.self, conformances: ["ModelActor"]),
     "Attribute": MacroSpec(type: ModelMarkerMacro.self),
     "Relationship": MacroSpec(type: ModelMarkerMacro.self),
     "Transient": MacroSpec(type: ModelMarkerMacro.self),
@@ -44,9 +45,10 @@ struct ModelMacroTests {
             expandedSource: """
             final class Note {
                 var title: String {
-                    @storageRestrictions(accesses: _$backingData)
+                    @storageRestrictions(initializes: _$persisted_title, accesses: _$backingData)
                     init(initialValue) {
                         _$backingData.setInitialValue(initialValue, forKey: "title")
+                        _$persisted_title = NimbusData._PersistedSlot()
                     }
                     get {
                         _$observationRegistrar.access(self, keyPath: \\.title)
@@ -58,10 +60,13 @@ struct ModelMacroTests {
                         }
                     }
                 }
+
+                private var _$persisted_title: NimbusData._PersistedSlot
                 var count: Int = 0 {
-                    @storageRestrictions(accesses: _$backingData)
+                    @storageRestrictions(initializes: _$persisted_count, accesses: _$backingData)
                     init(initialValue) {
                         _$backingData.setInitialValue(initialValue, forKey: "count")
+                        _$persisted_count = NimbusData._PersistedSlot()
                     }
                     get {
                         _$observationRegistrar.access(self, keyPath: \\.count)
@@ -73,10 +78,13 @@ struct ModelMacroTests {
                         }
                     }
                 }
+
+                private var _$persisted_count: NimbusData._PersistedSlot
                 var code: String? {
-                    @storageRestrictions(accesses: _$backingData)
+                    @storageRestrictions(initializes: _$persisted_code, accesses: _$backingData)
                     init(initialValue) {
                         _$backingData.setInitialValue(initialValue, forKey: "code")
+                        _$persisted_code = NimbusData._PersistedSlot()
                     }
                     get {
                         _$observationRegistrar.access(self, keyPath: \\.code)
@@ -88,10 +96,13 @@ struct ModelMacroTests {
                         }
                     }
                 }
+
+                private var _$persisted_code: NimbusData._PersistedSlot
                 var items: [Item] = [] {
-                    @storageRestrictions(accesses: _$backingData)
+                    @storageRestrictions(initializes: _$persisted_items, accesses: _$backingData)
                     init(initialValue) {
                         _$backingData.setInitialValue(initialValue, forKey: "items")
+                        _$persisted_items = NimbusData._PersistedSlot()
                     }
                     get {
                         _$observationRegistrar.access(self, keyPath: \\.items)
@@ -103,6 +114,8 @@ struct ModelMacroTests {
                         }
                     }
                 }
+
+                private var _$persisted_items: NimbusData._PersistedSlot
                 var scratch = 0
                 var doubled: Int { count * 2 }
                 static var shared = 1
@@ -117,6 +130,10 @@ struct ModelMacroTests {
 
                 required init(backingData: NimbusData._ModelBacking) {
                     self._$backingData = backingData
+                    _$persisted_title = NimbusData._PersistedSlot()
+                    _$persisted_count = NimbusData._PersistedSlot()
+                    _$persisted_code = NimbusData._PersistedSlot()
+                    _$persisted_items = NimbusData._PersistedSlot()
                 }
 
                 static var schemaMetadata: [NimbusData.Schema.PropertyMetadata] {
@@ -191,6 +208,35 @@ struct ModelMacroTests {
             }
             """,
             diagnostics: [DiagnosticSpec(message: "@Model applies to a class (final class Trip { … })", line: 1, column: 1)]
+        )
+    }
+
+    @Test("@ModelActor gives an actor its container, executor and initializer")
+    func modelActor() {
+        assertModelExpansion(
+            """
+            @ModelActor actor Importer {
+                func run() {}
+            }
+            """,
+            expandedSource: """
+            actor Importer {
+                func run() {}
+
+                nonisolated let modelExecutor: any NimbusData.ModelExecutor
+
+                nonisolated let modelContainer: NimbusData.ModelContainer
+
+                init(modelContainer: NimbusData.ModelContainer) {
+                    let modelContext = NimbusData.ModelContext(modelContainer)
+                    self.modelExecutor = NimbusData.DefaultSerialModelExecutor(modelContext: modelContext)
+                    self.modelContainer = modelContainer
+                }
+            }
+
+            extension Importer: ModelActor {
+            }
+            """
         )
     }
 }

@@ -8,8 +8,10 @@ public final class _ModelBacking: @unchecked Sendable {
     var pending: [String: Any] = [:]
     /// The managed object once inserted (or fetched).
     private(set) var object: ManagedObject?
-    /// The context once inserted (or fetched).
-    private(set) weak var context: ModelContext?
+    /// The context once inserted (or fetched). Held strongly: a model outlives a context
+    /// made for one fetch (`ModelContext(container).fetch(…)`); the context holds its
+    /// models weakly, so there is no cycle.
+    private(set) var context: ModelContext?
     /// The pending identity, until the model is inserted.
     let pendingID = UUID()
     var isDeletedFlag = false

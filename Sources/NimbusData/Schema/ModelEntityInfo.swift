@@ -80,6 +80,9 @@ final class ModelEntityInfo: @unchecked Sendable {
                 var inverseName: String?
                 if let inverse = options?.inverse {
                     inverseName = destination.propertyName(for: inverse) ?? "(\(inverse) is not a property of \(destination))"
+                } else {
+                    // SwiftData needs `inverse:` on one side only: take it from the other.
+                    inverseName = Self.inverseDeclared(by: destination, for: metadata.name, of: type)
                 }
                 let isToMany: Bool = if case .toMany = kind { true } else { false }
                 relationships.append(RelationshipDescription(
@@ -118,6 +121,21 @@ final class ModelEntityInfo: @unchecked Sendable {
         self.propertyNames = names
         self.entity = EntityDescription(name, attributes: attributes, relationships: relationships, fetchIndexes: indexes,
                                         uniquenessConstraints: unique)
+    }
+
+    /// The relationship of `destination` whose `@Relationship(inverse:)` names `name` of `type`.
+    static func inverseDeclared(by destination: any PersistentModel.Type, for name: String,
+                                of type: any PersistentModel.Type) -> String? {
+        for property in destination.schemaMetadata {
+            guard let options = property.metadata as? Schema.Relationship, let inverse = options.inverse,
+                  type.propertyName(for: inverse) == name else { continue }
+            switch classify(property.valueType)?.kind {
+            case let .toOne(target)?, let .toMany(target, _)?:
+                if target == type { return property.name }
+            default: continue
+            }
+        }
+        return nil
     }
 
     /// The stored form of an attribute value (not nil, not a model).
