@@ -62,7 +62,7 @@ struct ModelMacroTests {
                 }
 
                 private var _$persisted_title: NimbusData._PersistedSlot
-                var count: Int = 0 {
+                var count: Int {
                     @storageRestrictions(initializes: _$persisted_count, accesses: _$backingData)
                     init(initialValue) {
                         _$backingData.setInitialValue(initialValue, forKey: "count")
@@ -98,7 +98,7 @@ struct ModelMacroTests {
                 }
 
                 private var _$persisted_code: NimbusData._PersistedSlot
-                var items: [Item] = [] {
+                var items: [Item] {
                     @storageRestrictions(initializes: _$persisted_items, accesses: _$backingData)
                     init(initialValue) {
                         _$backingData.setInitialValue(initialValue, forKey: "items")
@@ -138,10 +138,10 @@ struct ModelMacroTests {
 
                 static var schemaMetadata: [NimbusData.Schema.PropertyMetadata] {
                     [
-                    NimbusData.Schema.PropertyMetadata(name: "title", keypath: \\Note.title, metadata: nil),
-                    NimbusData.Schema.PropertyMetadata(name: "count", keypath: \\Note.count, defaultValue: 0, metadata: nil),
-                    NimbusData.Schema.PropertyMetadata(name: "code", keypath: \\Note.code, metadata: NimbusData.Schema.Attribute(.unique)),
-                    NimbusData.Schema.PropertyMetadata(name: "items", keypath: \\Note.items, defaultValue: [], metadata: NimbusData.Schema.Relationship(deleteRule: .cascade, inverse: \\Item.note))
+                        NimbusData.Schema.PropertyMetadata(name: "title", keypath: \\Note.title, metadata: nil),
+                        NimbusData.Schema.PropertyMetadata(name: "count", keypath: \\Note.count, defaultValue: 0, metadata: nil),
+                        NimbusData.Schema.PropertyMetadata(name: "code", keypath: \\Note.code, metadata: NimbusData.Schema.Attribute(.unique)),
+                        NimbusData.Schema.PropertyMetadata(name: "items", keypath: \\Note.items, defaultValue: [], metadata: NimbusData.Schema.Relationship(deleteRule: .cascade, inverse: \\Item.note))
                     ]
                 }
 
@@ -155,13 +155,13 @@ struct ModelMacroTests {
 
                 static func propertyName(for keyPath: AnyKeyPath) -> String? {
                     switch keyPath {
-                    case \\Note.title:
+                        case \\Note.title:
                         return "title"
-                    case \\Note.count:
+                        case \\Note.count:
                         return "count"
-                    case \\Note.code:
+                        case \\Note.code:
                         return "code"
-                    case \\Note.items:
+                        case \\Note.items:
                         return "items"
                     default:
                         return nil
