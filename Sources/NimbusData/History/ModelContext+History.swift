@@ -59,9 +59,9 @@ extension ModelContext {
             cutoffs[store] = storeAll[storeMatching.count - 1].token.token
         }
         try performed {
+            // Nimbus deletes up to and including the token's transaction.
             for token in cutoffs.values {
-                let next = PersistentHistoryToken(storeIdentifier: token.storeIdentifier, transactionNumber: token.transactionNumber + 1)
-                _ = try managedObjectContext.execute(.deleteHistory(before: next))
+                _ = try managedObjectContext.execute(.deleteHistory(before: token))
             }
         }
     }
