@@ -2,6 +2,7 @@ import Foundation
 import Nimbus
 import NimbusCloud
 import NimbusData
+import Observation
 import Testing
 
 /// A model as SwiftData apps write it for CloudKit: every attribute optional or with a
@@ -74,8 +75,15 @@ struct CloudSyncTests {
         #expect(tags == ["food"])
         #expect(names == ["ticket.pdf"])
 
+        let viewer = ModelContext(data)
+        let results = try FetchResults(FetchDescriptor<Note>(), in: viewer)
+        let fired = Received()
+        withObservationTracking { _ = results.models } onChange: { fired.append("models") }
         try await cloud.syncNow()
         try await dataCloud.syncNow()
+        viewer.managedObjectContext.performAndWait {}
+        #expect(fired.values == ["models"])
+        #expect(results.map(\.title) == ["Paris, again"])
         let fresh = try ModelContext(data).fetch(FetchDescriptor<Note>())
         #expect(fresh.map(\.title) == ["Paris, again"])
         #expect(fresh.first?.attachments?.map(\.name) == ["ticket.pdf"])

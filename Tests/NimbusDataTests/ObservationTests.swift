@@ -51,6 +51,8 @@ struct ObservationTests {
         writer.insert(Trip(name: "Oslo"))
         writer.insert(Trip(name: "Bern"))
         try writer.save()
+        // The refresh was queued on the results' context by the save; this waits for it.
+        context.managedObjectContext.performAndWait {}
         #expect(fired.values == ["models"])
         #expect(results.map(\.name) == ["Bern", "Oslo"])
     }

@@ -4,8 +4,9 @@ public import Observation
 import Synchronization
 
 /// The models of a fetch, kept current: a `@Query` for code without SwiftUI. It fetches
-/// again after every save to the container's stores (this process's contexts, and sync
-/// imports), and is `Observable`, so `withObservationTracking` sees each new result.
+/// again (on its context's queue, soon after) every save to the container's stores (this
+/// process's contexts, and sync imports), and is `Observable`, so `withObservationTracking`
+/// sees each new result.
 ///
 /// ```swift
 /// let trips = try FetchResults(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), in: context)
@@ -35,7 +36,9 @@ public final class FetchResults<T: PersistentModel>: Observable, RandomAccessCol
         ) { [weak self] note in
             guard let self, let saving = note.object as? ManagedObjectContext,
                   saving.persistentStoreCoordinator === coordinator else { return }
-            self.refresh()
+            // On the results' own queue, after the saving context's work: waiting for it
+            // here could deadlock two contexts that save while each has results on the other.
+            self.context.managedObjectContext.perform { [weak self] in self?.refresh() }
         }
         observer.withLock { $0 = token }
     }
