@@ -4,7 +4,7 @@ public import NimbusCloud
 import Synchronization
 
 /// The stores of a schema and the contexts that use them: SwiftData's `ModelContainer`,
-/// over a Nimbus ``PersistentContainer`` (a ``CloudContainer`` when a configuration mirrors).
+/// over a Nimbus `PersistentContainer` (a `CloudContainer` when a configuration mirrors).
 ///
 /// ```swift
 /// let container = try ModelContainer(for: Trip.self, BucketListItem.self,
@@ -19,7 +19,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// The migration plan run when the container opened, if any.
     public let migrationPlan: (any SchemaMigrationPlan.Type)?
     /// The Nimbus container underneath, for code that needs Nimbus's own API (a
-    /// ``CloudContainer`` when a configuration mirrors; see ``cloudContainer``).
+    /// `CloudContainer` when a configuration mirrors; see ``cloudContainer``).
     public let persistentContainer: PersistentContainer
     /// The mirroring container when a configuration syncs, else nil.
     public var cloudContainer: CloudContainer? { persistentContainer as? CloudContainer }

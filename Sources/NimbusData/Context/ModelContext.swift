@@ -3,7 +3,7 @@ import Logging
 import Synchronization
 
 /// Where models are inserted, fetched, changed and saved: SwiftData's `ModelContext`, over
-/// a Nimbus ``ManagedObjectContext`` of the container's stores.
+/// a Nimbus `ManagedObjectContext` of the container's stores.
 ///
 /// A model context may be used from one task at a time (as SwiftData's); its work runs
 /// on the Nimbus context's queue, so a model's accessors are safe wherever the model is used.
