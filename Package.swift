@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "NimbusCloud", targets: ["NimbusCloud"]),
         .library(name: "NimbusServer", targets: ["NimbusServer"]),
         .library(name: "NimbusTesting", targets: ["NimbusTesting"]),
+        .library(name: "NimbusData", targets: ["NimbusData"]),
         .executable(name: "nimbus", targets: ["nimbus"]),
     ],
     dependencies: [
@@ -61,6 +62,18 @@ let package = Package(
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
         ),
+        // SwiftData's API (@Model, ModelContainer, ModelContext, FetchDescriptor) over Nimbus (issue 31).
+        .target(
+            name: "NimbusData",
+            dependencies: ["Nimbus", "NimbusCloud", "NimbusMacros", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "NimbusDataTests",
+            dependencies: ["NimbusData", "Nimbus", "NimbusCloud", "NimbusServer", "NimbusTesting",
+                           .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")]
+        ),
+        // The TripsData sample: SwiftData code compiled unchanged but for `import NimbusData`.
+        .testTarget(name: "TripsDataTests", dependencies: ["NimbusData"], path: "Examples/TripsData", exclude: ["README.md"]),
         // Helpers for tests of apps and of Nimbus itself: temporary stores, SQL recording.
         .target(name: "NimbusTesting", dependencies: ["Nimbus"]),
         // The sync protocol's Codable types; no I/O.

@@ -8,5 +8,10 @@ struct NimbusMacrosPlugin: CompilerPlugin {
         ManagedMacro.self,
         ManagedPropertyMacro.self,
         ManagedOptionsMacro.self,
+        ModelMacro.self,
+        PersistedPropertyMacro.self,
+        ModelMarkerMacro.self,
+        ModelEntityOptionMacro.self,
+        ModelActorMacro.self,
     ]
 }

@@ -48,7 +48,7 @@ public enum ValueTransformers {
 
     /// Registers a `Codable` type (values cross no thread here: each is encoded or decoded
     /// where it is used).
-    static func registerCodable<T: Codable>(_ type: T.Type, as name: String) {
+    package static func registerCodable<T: Codable>(_ type: T.Type, as name: String) {
         let coder = Coder(
             encode: { value in
                 guard let typed = value as? T else {

@@ -34,6 +34,8 @@ enum PredicateConstants {
         case let v as ManagedObject: return .object(v.objectID)
         case let v as ManagedObjectID: return .object(v)
         case let v as any ManagedRawRepresentable: return v.managedValue
+        // An enum of SwiftData-style code (no ManagedRawRepresentable) is stored as its raw value too.
+        case let v as any RawRepresentable: return try constant(from: v.rawValue)
         default:
             if let int = PropertyValue.int64(from: value) { return .integer(int) }
             throw NimbusError(.typeMismatch, "a \(type(of: value)) cannot be used in a predicate; pass a number, string, date, data, UUID, URL, object, object ID or an array of them")

@@ -74,3 +74,7 @@ public struct MigrationProgress: Sendable, Hashable {
     /// The fraction of the whole migration done, 0…1.
     public var fractionCompleted: Double
 }
+
+/// ``MigrationStage`` under a name that modules with a `MigrationStage` of their own
+/// (NimbusData's SwiftData-style stage) can still write.
+public typealias StagedMigrationStage = MigrationStage

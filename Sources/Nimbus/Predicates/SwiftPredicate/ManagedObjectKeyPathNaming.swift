@@ -19,7 +19,21 @@
 /// }
 /// let popular = try QueryPredicate(#Predicate<Post> { $0.views > 100 })
 /// ```
-public protocol ManagedObjectKeyPathNaming: ManagedObject {
+public protocol ManagedObjectKeyPathNaming: ManagedObject, KeyPathPropertyNaming {
     /// The model property a key path of this class reads, or nil when it reads none.
+    static func propertyName(for keyPath: AnyKeyPath) -> String?
+}
+
+/// Names the model properties of any type whose key paths a `#Predicate` reads: the
+/// requirement of ``ManagedObjectKeyPathNaming`` without the managed object base class,
+/// for types that stand for an entity's objects (NimbusData's `@Model` classes).
+///
+/// ```swift
+/// extension Trip: KeyPathPropertyNaming {
+///     static func propertyName(for keyPath: AnyKeyPath) -> String? { keyPath == \Trip.name ? "name" : nil }
+/// }
+/// ```
+public protocol KeyPathPropertyNaming {
+    /// The model property a key path of this type reads, or nil when it reads none.
     static func propertyName(for keyPath: AnyKeyPath) -> String?
 }

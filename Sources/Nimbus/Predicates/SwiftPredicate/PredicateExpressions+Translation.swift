@@ -54,7 +54,7 @@ extension PredicateExpressions.KeyPath: SwiftPredicateTranslatable {
             // which no generic code can compare it with: say what works instead.
             throw NimbusError(.unsupported, "#Predicate: \(keyPath) reads a property of a \(Root.Output.self), which is stored as its raw value; compare the \(Root.Output.self) itself ($0.property == value, or [values].contains($0.property))")
         }
-        guard let naming = Root.Output.self as? any ManagedObjectKeyPathNaming.Type else {
+        guard let naming = Root.Output.self as? any KeyPathPropertyNaming.Type else {
             throw NimbusError(.unsupported, "#Predicate: a key path of \(Root.Output.self) (to a \(Output.self)) is not supported; only properties of managed object classes that conform to ManagedObjectKeyPathNaming translate to SQL")
         }
         guard let name = naming.propertyName(for: keyPath) else {

@@ -22,6 +22,21 @@ extension QueryPredicate {
         translation.variables[predicate.variable.key] = .evaluatedObject
         self = try translation.predicate(predicate.expression)
     }
+
+    /// Translates a Foundation `#Predicate` over any type that names its key paths
+    /// (``KeyPathPropertyNaming``), such as a NimbusData `@Model` class.
+    ///
+    /// ```swift
+    /// let predicate = try QueryPredicate(translating: #Predicate<Trip> { $0.name == "Paris" })
+    /// ```
+    ///
+    /// - Throws: ``NimbusError/Code-swift.struct/unsupported`` naming the construct that
+    ///   has no SQL translation.
+    public init<Object: KeyPathPropertyNaming>(translating predicate: Predicate<Object>) throws {
+        var translation = SwiftPredicateTranslation()
+        translation.variables[predicate.variable.key] = .evaluatedObject
+        self = try translation.predicate(predicate.expression)
+    }
 }
 
 extension FetchRequest {

@@ -1,0 +1,16 @@
+import Foundation
+
+/// A value behind a lock, for state that holds non-`Sendable` things (models, observer
+/// tokens) shared between a context's queue and its callers.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
