@@ -1,0 +1,95 @@
+import Foundation
+import Nimbus
+@testable import NimbusCloud
+import NimbusTesting
+import NimbusWire
+import Testing
+
+@Suite("Sync through a shared folder")
+struct FolderSyncTests {
+    @Test("two devices converge through one folder: inserts, edits of different fields, relationships")
+    func twoDevices() async throws {
+        let (shared, devices) = try FolderDevices.onOneFolder(2)
+        let (a, b) = (devices[0], devices[1])
+        try await a.edit { context in
+            let post = try context.insertNewObject(forEntityName: "Post")
+            post.setValue("Hello", forKey: "title")
+            post.setValue("first body", forKey: "body")
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue("swift", forKey: "name")
+            post.setValue(Set([tag]), forKey: "tags")
+            let attachment = try context.insertNewObject(forEntityName: "Attachment")
+            attachment.setValue("note.txt", forKey: "name")
+            attachment.setValue(post, forKey: "post")
+        }
+        try await a.container.syncNow()
+        let summary = try await b.container.syncNow()
+        #expect(summary.imported > 0)
+        let onB = try await b.posts()
+        #expect(onB["Hello"]?["body"] == "first body")
+        #expect(onB["Hello"]?["tags"] == "swift")
+        #expect(onB["Hello"]?["attachments"] == "note.txt")
+        // Different fields edited on each device: both edits survive everywhere.
+        try await a.edit { context in
+            let post = try context.fetch(FetchRequest<ManagedObject>(entityName: "Post")).first!
+            post.setValue(41, forKey: "views")
+        }
+        try await b.edit { context in
+            let post = try context.fetch(FetchRequest<ManagedObject>(entityName: "Post")).first!
+            post.setValue("edited on b", forKey: "body")
+        }
+        for device in [a, b, a, b] { try await device.container.syncNow() }
+        let (finalA, finalB) = (try await a.posts(), try await b.posts())
+        #expect(finalA == finalB)
+        #expect(finalA["Hello"]?["body"] == "edited on b")
+        #expect(finalA["Hello"]?["views"] == "41")
+        // Every device wrote only under its own peer folder.
+        let peers = try FileManager.default.contentsOfDirectory(atPath: shared.url.appendingPathComponent("peers").path)
+        #expect(peers.count == 2)
+    }
+
+    @Test("three devices: the same unique tag made on each converges on one; a deletion wins over a concurrent edit")
+    func threeDevices() async throws {
+        let (_, devices) = try FolderDevices.onOneFolder(3)
+        for device in devices { try await device.insertTag("swift") }
+        try await devices[0].edit { context in
+            let post = try context.insertNewObject(forEntityName: "Post")
+            post.setValue("doomed", forKey: "title")
+        }
+        for device in devices + devices { try await device.container.syncNow() }
+        for device in devices {
+            #expect(try await device.snapshot("Tag", key: "name").keys.sorted() == ["swift"])
+            #expect(try await device.posts().keys.sorted() == ["doomed"])
+        }
+        // Device 1 deletes the post while device 2 edits it: deletion wins everywhere.
+        try await devices[1].edit { context in
+            for post in try context.fetch(FetchRequest<ManagedObject>(entityName: "Post")) { context.delete(post) }
+        }
+        try await devices[2].edit { context in
+            try context.fetch(FetchRequest<ManagedObject>(entityName: "Post")).first!.setValue("edited", forKey: "body")
+        }
+        try await devices[2].container.syncNow()
+        for device in devices + devices { try await device.container.syncNow() }
+        for device in devices { #expect(try await device.posts().isEmpty) }
+    }
+
+    @Test("a large value travels as an asset file of the folder")
+    func assets() async throws {
+        let (shared, devices) = try FolderDevices.onOneFolder(2)
+        let bytes = Data((0..<900_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try await devices[0].edit { context in
+            let attachment = try context.insertNewObject(forEntityName: "Attachment")
+            attachment.setValue("big", forKey: "name")
+            attachment.setValue(bytes, forKey: "data")
+        }
+        try await devices[0].container.syncNow()
+        let assets = try FileManager.default.contentsOfDirectory(atPath: shared.url.appendingPathComponent("assets").path)
+        #expect(assets.count == 1)
+        try await devices[1].container.syncNow()
+        let context = devices[1].container.newBackgroundContext()
+        let data = try await context.perform {
+            try context.fetch(FetchRequest<ManagedObject>(entityName: "Attachment")).first?.value(forKey: "data") as? Data
+        }
+        #expect(data == bytes)
+    }
+}
