@@ -1,0 +1,62 @@
+import Foundation
+import NimbusTesting
+import Testing
+
+@Suite("nimbus device commands through a shared folder", .serialized)
+struct FolderCLITests {
+    @Test("device init --folder, store edits, device sync and device status converge two devices without a server")
+    func devices() throws {
+        let root = try TemporaryDirectory()
+        let shared = root.url.appendingPathComponent("shared").path
+        let model = try #require(Bundle.module.url(forResource: "Posts", withExtension: "json", subdirectory: "Fixtures"))
+        let (a, b) = (root.url.appendingPathComponent("a").path, root.url.appendingPathComponent("b").path)
+        for directory in [a, b] {
+            try SyncServer.check(SyncServer.run(["device", "init", directory, "--folder", shared, "--model", model.path, "--container", "cli"]))
+        }
+        try SyncServer.check(SyncServer.run(["store", "insert", a, "Post", "title=Hello", "views=1"]))
+        #expect(try SyncServer.run(["device", "status", a, "--json"]).output.contains("\"pendingUploads\" : 1"))
+        try SyncServer.check(SyncServer.run(["device", "sync", a]))
+        #expect(try SyncServer.run(["device", "status", a, "--json"]).output.contains("\"pendingUploads\" : 0"))
+        try SyncServer.check(SyncServer.run(["device", "sync", b]))
+        try SyncServer.check(SyncServer.run(["store", "update", b, "Post", "--predicate", "title == 'Hello'", "views=5"]))
+        try SyncServer.check(SyncServer.run(["device", "sync", b]))
+        try SyncServer.check(SyncServer.run(["device", "sync", a]))
+        let fetched = try SyncServer.run(["store", "fetch", a, "Post", "--json"])
+        try SyncServer.check(fetched)
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(fetched.output.utf8)) as? [[String: Any]])
+        #expect(objects.count == 1)
+        #expect(objects.first?["views"] as? Int == 5)
+        // No server involved: the folder holds the logs of both devices.
+        let peers = try FileManager.default.contentsOfDirectory(atPath: shared + "/peers")
+        #expect(peers.count == 2)
+        // --folder and --server together are refused, and nothing is made.
+        let c = root.url.appendingPathComponent("c").path
+        let refused = try SyncServer.run(["device", "init", c, "--folder", shared, "--server", "http://127.0.0.1:1", "--model", model.path])
+        #expect(refused.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: c))
+    }
+
+    @Test("a device whose shared folder is missing exits 75 (retry later) and keeps its edit")
+    func missingFolder() throws {
+        let root = try TemporaryDirectory()
+        let shared = root.url.appendingPathComponent("shared")
+        let model = try #require(Bundle.module.url(forResource: "Posts", withExtension: "json", subdirectory: "Fixtures"))
+        let a = root.url.appendingPathComponent("a").path
+        try SyncServer.check(SyncServer.run(["device", "init", a, "--folder", shared.path, "--model", model.path]))
+        try SyncServer.check(SyncServer.run(["store", "insert", a, "Post", "title=kept"]))
+        try FileManager.default.removeItem(at: shared)
+        let result = try SyncServer.run(["device", "sync", a])
+        #expect(result.status == 75, "retry later: \(result.error)")
+        #expect(try SyncServer.run(["device", "status", a, "--json"]).output.contains("\"pendingUploads\" : 1"))
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+        try SyncServer.check(SyncServer.run(["device", "sync", a]))
+    }
+
+    @Test("nimbus demo --folder: two devices converge through one folder")
+    func demo() throws {
+        let result = try SyncServer.run(["demo", "--folder"])
+        try SyncServer.check(result)
+        #expect(result.output.contains("no server"))
+        #expect(result.output.contains("both replicas hold the same data"))
+    }
+}
