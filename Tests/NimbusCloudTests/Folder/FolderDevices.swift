@@ -35,7 +35,7 @@ enum FolderDevices {
 extension Device {
     /// The device's folder transport.
     var folderTransport: FolderTransport {
-        container.engines.first!.mirror.transport as! FolderTransport
+        container.folderTransports.first!
     }
 
     /// Post titles and their tags / attachments, for comparing replicas.

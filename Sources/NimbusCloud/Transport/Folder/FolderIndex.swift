@@ -22,7 +22,7 @@ final class FolderIndex: Sendable {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             queue = try DatabaseQueue(path: url.path, configuration: configuration)
-            (indexID, peerID) = try queue.write { db in
+            let ids = try queue.write { db in
                 try db.execute(sql: """
                     CREATE TABLE IF NOT EXISTS FRECORD (ZONE TEXT NOT NULL, NAME TEXT NOT NULL, TYPE TEXT NOT NULL, FIELDS BLOB NOT NULL,
                         CREATED TEXT, MODIFIED TEXT, DELETION TEXT, SEQ INTEGER NOT NULL, PRIMARY KEY (ZONE, NAME));
@@ -40,6 +40,8 @@ final class FolderIndex: Sendable {
                 }
                 return (try value("index") { UUID().uuidString.lowercased() }, try value("peer") { UUID().uuidString.lowercased() })
             }
+            indexID = ids.0
+            peerID = ids.1
         } catch let error as CloudError {
             throw error
         } catch {

@@ -42,7 +42,7 @@ struct FolderLayout: Sendable {
     func logFiles(_ peer: String) -> [(name: LogName, url: URL)] {
         let directory = logs(peer)
         return ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-            .compactMap { file in LogName(file).map { ($0, directory.appendingPathComponent(file)) } }
+            .compactMap { file -> (name: LogName, url: URL)? in LogName(file).map { (name: $0, url: directory.appendingPathComponent(file)) } }
             .sorted { $0.name < $1.name || ($0.name == $1.name && $0.url.lastPathComponent < $1.url.lastPathComponent) }
     }
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import struct NimbusWire.Record
 import NimbusWire
 
 /// A modify batch against a folder: decided on the device's index as the server decides

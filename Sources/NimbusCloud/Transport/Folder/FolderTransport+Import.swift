@@ -15,10 +15,10 @@ extension FolderTransport {
     func importFolder() async throws -> FolderImportReport {
         try requireFolder()
         let index = try index()
-        let key = try key()
-        let layout = self.layout
+        _ = try key()   // a bad key fails here, before anything is read
+        let layout = self.layout, folder = self.folder
         let report = try await index.queue.write { db in
-            try FolderImport(index: index, layout: layout, key: key).run(db)
+            try FolderImport(index: index, layout: layout, key: try SealedFile.key(of: folder)).run(db)
         }
         session.lastImport.withLock { $0 = report }
         try await writeReceipt()
@@ -61,7 +61,8 @@ struct FolderImport {
                     report.vanished += 1
                     continue
                 }
-                guard let (body, header) = try open(data, kind: .log, file: url, &report) else { continue }
+                guard let opened = try open(data, kind: .log, file: url, &report) else { continue }
+                let (body, header) = opened
                 guard let log = try? JSONDecoder().decode(FolderLog.self, from: body), log.peer == peer, log.seq == name.seq else {
                     report.refused += 1
                     continue
@@ -81,7 +82,7 @@ struct FolderImport {
     /// Opens a file: `nil` (counted) when it is still arriving or not ours; throws when it
     /// is sealed with another key.
     func open(_ data: Data, kind: SealedFile.Kind, file: URL, _ report: inout FolderImportReport) throws -> (Data, SealedFile.Header)? {
-        do {
+        do throws(SealedFile.Problem) {
             let opened = try SealedFile.open(data, expecting: kind, key: key)
             return (opened.body, opened.header)
         } catch {
@@ -103,7 +104,7 @@ struct FolderImport {
         guard let data = FolderLayout.read(url), let header = try? SealedFile.header(of: data) else { return }
         let seenKey = "baseline." + peer
         if try String.fetchOne(db, sql: "SELECT VALUE FROM FSTATE WHERE KEY = ?", arguments: [seenKey]) == header.checksum { return }
-        guard let (body, _) = try open(data, kind: .baseline, file: url, &report) else { return }
+        guard let body = try open(data, kind: .baseline, file: url, &report)?.0 else { return }
         guard let baseline = try? JSONDecoder().decode(FolderBaseline.self, from: body), baseline.peer == peer else {
             report.refused += 1
             return

@@ -106,10 +106,10 @@ public struct FolderTransport: CloudTransport {
     public func modify(_ request: ModifyRecordsRequest, in zone: ZoneID) async throws -> ModifyRecordsResponse {
         try requireFolder()
         let index = try index()
-        let key = try key()
-        let layout = self.layout
+        _ = try key()   // a bad key fails here, before anything is read
+        let layout = self.layout, folder = self.folder
         let response = try await index.queue.write { db in
-            try FolderModify(index: index, layout: layout, key: key).run(request, zone: zone.zoneName, db)
+            try FolderModify(index: index, layout: layout, key: try SealedFile.key(of: folder)).run(request, zone: zone.zoneName, db)
         }
         try await writeReceipt()
         return response
@@ -117,14 +117,7 @@ public struct FolderTransport: CloudTransport {
 
     public func fetchChanges(_ request: FetchZoneChangesRequest, in zone: ZoneID) async throws -> FetchZoneChangesResponse {
         let index = try index()
-        var since: Int64 = 0
-        if let token = request.since {
-            let parts = token.rawValue.split(separator: ".")
-            guard parts.count == 3, parts[0] == "f1", parts[1] == index.indexID, let seq = Int64(parts[2]) else {
-                throw CloudError(.changeTokenExpired, "the change token \(token) is not one of this device's folder index; fetching the zone again")
-            }
-            since = seq
-        }
+        let since = try Self.position(of: request.since, in: index)
         // A continuation of pages already being read does not look at the folder again.
         if !session.isContinuation(request.since) { try await importFolder() }
         let limit = min(max(request.limit ?? FetchZoneChangesRequest.maximumLimit, 1), FetchZoneChangesRequest.maximumLimit)
@@ -138,6 +131,16 @@ public struct FolderTransport: CloudTransport {
             records: page.records.filter { !$0.isTombstone }.map { $0.wire(indexID: index.indexID) },
             deletions: page.records.compactMap { record in record.deletion.map { DeletedRecord(recordName: record.name, stamp: $0) } },
             changeToken: token, moreComing: page.moreComing)
+    }
+
+    /// The position a token of this index names (0 for none); another index's token expired.
+    static func position(of token: ChangeToken?, in index: FolderIndex) throws -> Int64 {
+        guard let token else { return 0 }
+        let parts = token.rawValue.split(separator: ".")
+        guard parts.count == 3, parts[0] == "f1", parts[1] == index.indexID, let seq = Int64(parts[2]) else {
+            throw CloudError(.changeTokenExpired, "the change token \(token) is not one of this device's folder index; fetching the zone again")
+        }
+        return seq
     }
 
     /// Records by name. A name the index has never heard of answers `serviceUnavailable`, not
