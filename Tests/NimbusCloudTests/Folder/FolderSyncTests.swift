@@ -50,7 +50,8 @@ struct FolderSyncTests {
 
     @Test("three devices: the same unique tag made on each converges on one; a deletion wins over a concurrent edit")
     func threeDevices() async throws {
-        let (_, devices) = try FolderDevices.onOneFolder(3)
+        let (shared, devices) = try FolderDevices.onOneFolder(3)
+        defer { withExtendedLifetime(shared) {} }
         for device in devices { try await device.insertTag("swift") }
         try await devices[0].edit { context in
             let post = try context.insertNewObject(forEntityName: "Post")
