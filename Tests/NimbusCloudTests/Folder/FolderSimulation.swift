@@ -15,6 +15,8 @@ final class FolderSimulation: @unchecked Sendable {
         var seed: UInt64
         var devices = 3
         var rounds = 8
+        /// Adds a device halfway, from an empty folder.
+        var lateDevice = true
     }
 
     struct Outcome: Sendable {
@@ -53,15 +55,14 @@ final class FolderSimulation: @unchecked Sendable {
 
     private func perform() async throws {
         let model = try SyncModel.make()
-        for index in 0..<configuration.devices {
-            let folder = try TemporaryDirectory()
-            folders.append(folder)
-            let device = try FolderDevices.device(folder.url, model: model, name: "d\(index)", compactionThreshold: 4)
-            devices.append(device)
-            try await device.container.syncNow()
-            peers.append(try await device.folderTransport.account().deviceID)
-        }
-        for _ in 0..<configuration.rounds {
+        for _ in 0..<configuration.devices { try await addDevice(model) }
+        for round in 0..<configuration.rounds {
+            if configuration.lateDevice && round == configuration.rounds / 2 {
+                // A device joins late, from an empty folder: it starts from the baselines (its
+                // peers compacted logs it never saw) and the logs after them.
+                fault("late device")
+                try await addDevice(model)
+            }
             for index in devices.indices { try await act(index) }
             for index in devices.indices where Bool.random(using: &random) { await sync(index, faults: true) }
             try deliver(faults: true)
@@ -77,6 +78,15 @@ final class FolderSimulation: @unchecked Sendable {
     }
 
     // MARK: Devices
+
+    private func addDevice(_ model: ManagedObjectModel) async throws {
+        let folder = try TemporaryDirectory()
+        folders.append(folder)
+        let device = try FolderDevices.device(folder.url, model: model, name: "d\(devices.count)", compactionThreshold: 4)
+        devices.append(device)
+        try await device.container.syncNow()
+        peers.append(try await device.folderTransport.account().deviceID)
+    }
 
     private func act(_ index: Int) async throws {
         let device = devices[index]
@@ -130,6 +140,9 @@ final class FolderSimulation: @unchecked Sendable {
         }
         do {
             try await devices[index].container.syncNow()
+            let report = devices[index].folderTransport.lastImport
+            if report.baselines > 0 { outcome.faults["(baseline imported)", default: 0] += report.baselines }
+            if report.divergentCopies > 0 { outcome.faults["(divergent copy)", default: 0] += report.divergentCopies }
         } catch {
             outcome.failedSyncs += 1
             if !missing { outcome.problems.append("d\(index): sync failed with the folder present: \(error)") }
