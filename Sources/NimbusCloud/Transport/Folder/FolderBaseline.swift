@@ -57,10 +57,7 @@ extension FolderMerge {
         if record.isTombstone {
             record.fields = [:]
         } else {
-            for (key, field) in incoming.fields {
-                if let existing = record.fields[key], existing.stamp >= field.stamp { continue }
-                record.fields[key] = field
-            }
+            for (key, field) in incoming.fields where wins(field, over: record.fields[key]) { record.fields[key] = field }
         }
         if record == before { return nil }
         return Outcome(record: record, visible: record.fields != before.fields || record.isTombstone != before.isTombstone)

@@ -50,10 +50,7 @@ enum FolderMerge {
         record.created = earlier(record.created, at)
         record.modified = later(record.modified, at)
         if !record.isTombstone {
-            for (key, field) in incoming.fields {
-                if let existing = record.fields[key], existing.stamp >= field.stamp { continue }
-                record.fields[key] = field
-            }
+            for (key, field) in incoming.fields where wins(field, over: record.fields[key]) { record.fields[key] = field }
         }
         if record == before { return nil }
         return Outcome(record: record, visible: !record.isTombstone && record.fields != before.fields)
@@ -72,6 +69,15 @@ enum FolderMerge {
         record.fields = [:]
         if record == before { return nil }
         return Outcome(record: record, visible: !wasTombstone)
+    }
+
+    /// Whether `field` replaces `existing`: the later stamp wins; two values under one stamp
+    /// (which a device's clock never gives, but a hand-made or damaged log may) are ordered by
+    /// their text, so that every device keeps the same one.
+    static func wins(_ field: Field, over existing: Field?) -> Bool {
+        guard let existing else { return true }
+        if field.stamp != existing.stamp { return field.stamp > existing.stamp }
+        return String(describing: field.value) > String(describing: existing.value)
     }
 
     static func earlier(_ a: RecordStamp?, _ b: RecordStamp) -> RecordStamp {
