@@ -8,14 +8,15 @@ import NimbusTesting
 enum FolderDevices {
     /// A device (the sync model) whose cloud store syncs through `shared`.
     static func device(_ shared: URL, model: ManagedObjectModel, name: String = "device", key: Data? = nil,
-                       compactionThreshold: Int = 64) throws -> Device {
+                       compactionThreshold: Int = 64, automatic: Bool = false, pollInterval: Double = 2) throws -> Device {
         let folder = try TemporaryDirectory()
         let container = CloudContainer(name: name, managedObjectModel: model)
-        container.automaticallySyncs = false
+        container.automaticallySyncs = automatic
         var cloud = PersistentStoreDescription(url: folder.url.appendingPathComponent("Cloud.sqlite"))
         cloud.configuration = "Cloud"
         var options = FolderSyncOptions(folder: shared, encryptionKey: key)
         options.compactionThreshold = compactionThreshold
+        options.pollInterval = pollInterval
         cloud.cloudContainerOptions = CloudContainerOptions(folder: shared, containerIdentifier: "app", folderOptions: options)
         var local = PersistentStoreDescription(url: folder.url.appendingPathComponent("Local.sqlite"))
         local.configuration = "Local"

@@ -94,3 +94,41 @@ struct FolderSyncTests {
         #expect(data == bytes)
     }
 }
+
+extension FolderSyncTests {
+    @Test("a device that syncs by itself notices another device's logs by polling the folder")
+    func polling() async throws {
+        let shared = try TemporaryDirectory()
+        let model = try SyncModel.make()
+        let a = try FolderDevices.device(shared.url, model: model, name: "a")
+        let b = try FolderDevices.device(shared.url, model: model, name: "b", automatic: true, pollInterval: 0.1)
+        defer { Task { await b.container.stopSyncing() } }
+        try await a.insertTag("polled")
+        try await a.container.syncNow()
+        var tags: [String] = []
+        for _ in 0..<600 where tags.isEmpty {
+            tags = try await b.snapshot("Tag", key: "name").keys.sorted()
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(tags == ["polled"])
+    }
+
+    @Test("a log removed by its writer's compaction while it is read is skipped, not an error")
+    func vanishedWhileRead() async throws {
+        let (shared, devices) = try FolderDevices.onOneFolder(1)
+        try await devices[0].insertTag("swift")
+        try await devices[0].container.syncNow()
+        let index = try FolderIndex(url: shared.url.deletingLastPathComponent().appendingPathComponent("other-\(UUID().uuidString).sqlite"))
+        let root = shared.url
+        let report = try await index.queue.write { db in
+            var importer = FolderImport(index: index, layout: FolderLayout(root: root), key: nil)
+            importer.read = { url in
+                try? FileManager.default.removeItem(at: url)   // compacted between the listing and the read
+                return FolderLayout.read(url)
+            }
+            return try importer.run(db)
+        }
+        #expect(report.vanished == 1)
+        #expect(report.imported == 0)
+    }
+}

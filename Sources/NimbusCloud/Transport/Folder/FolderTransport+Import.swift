@@ -48,6 +48,8 @@ struct FolderImport {
     let index: FolderIndex
     let layout: FolderLayout
     let key: SymmetricKey?
+    /// Reads a file; `nil` when it is gone (tests make files vanish mid-import with it).
+    var read: (URL) -> Data? = FolderLayout.read
 
     func run(_ db: Database) throws -> FolderImportReport {
         var report = FolderImportReport()
@@ -57,7 +59,7 @@ struct FolderImport {
             for (name, url) in layout.logFiles(peer) {
                 if try index.isCovered(peer: peer, seq: name.seq, db) { continue }
                 if !name.isCopy, try index.isImported(peer: peer, seq: name.seq, db) { continue }
-                guard let data = FolderLayout.read(url) else {
+                guard let data = read(url) else {
                     report.vanished += 1
                     continue
                 }

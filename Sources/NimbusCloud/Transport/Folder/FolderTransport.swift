@@ -203,7 +203,12 @@ public struct FolderTransport: CloudTransport {
             var last: [String]?
             while !Task.isCancelled {
                 let now = layout.fingerprint(excluding: own)
-                if let last, last != now {
+                if last == nil {
+                    // As a server's socket says hello: files that came before the first look
+                    // are synced too.
+                    continuation.yield(PushMessage(kind: .hello, container: options.containerIdentifier, database: options.databaseScope,
+                                                   databaseChangeToken: ChangeToken(rawValue: "folder")))
+                } else if last != now {
                     continuation.yield(PushMessage(kind: .zoneChanged, container: options.containerIdentifier, database: options.databaseScope,
                                                    zoneID: options.zoneID, databaseChangeToken: ChangeToken(rawValue: "folder")))
                 }
