@@ -23,6 +23,8 @@ extension DeviceCommand {
         @Argument(help: "The device folder to create.") var directory: String
         @Option(help: "The sync server's URL.") var server: String?
         @Option(help: "A shared folder to sync through instead of a server (Syncthing, Dropbox, a NAS…).") var folder: String?
+        @Option(help: "With --folder: a file holding the key that encrypts the folder's files (32 bytes, or 64 hex digits), the same on every device.")
+        var folderKeyFile: String?
         @Option(help: "The device's token (nimbus tokens create prints one).") var token: String?
         @Option(help: "The model: .xcdatamodeld, .xcdatamodel or .json.") var model: String
         @Option(help: "The container identifier.") var container: String = "nimbus"

@@ -21,6 +21,9 @@ struct DeviceFolder {
         /// The shared folder the device syncs through instead of a server (`--folder`);
         /// then ``server`` is the folder's file URL and the device has no account.
         var folder: String?
+        /// A file holding the folder's encryption key (`--folder-key-file`: 32 bytes, or 64
+        /// hexadecimal digits); logs are plain when absent.
+        var folderKeyFile: String?
 
         var insecureHTTPAllowed: Bool { allowsInsecureHTTP ?? false }
     }
@@ -70,8 +73,10 @@ struct DeviceFolder {
                                             databaseScope: configuration.database, token: "", zoneName: configuration.zone,
                                             allowsInsecureHTTP: configuration.insecureHTTPAllowed)
         if let folder = configuration.folder {
+            var folderOptions = FolderSyncOptions(folder: URL(fileURLWithPath: folder))
+            folderOptions.encryptionKey = configuration.folderKeyFile.flatMap(Self.folderKey)
             options = CloudContainerOptions(folder: URL(fileURLWithPath: folder), containerIdentifier: configuration.container,
-                                            zoneName: configuration.zone)
+                                            zoneName: configuration.zone, folderOptions: folderOptions)
         }
         let names = model.configurations.keys.sorted()
         var descriptions: [PersistentStoreDescription]

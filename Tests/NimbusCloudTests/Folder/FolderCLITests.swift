@@ -60,3 +60,32 @@ struct FolderCLITests {
         #expect(result.output.contains("both replicas hold the same data"))
     }
 }
+
+extension FolderCLITests {
+    @Test("devices with one --folder-key-file converge; a device with another key fails its sync clearly")
+    func encryptedThroughCLI() throws {
+        let root = try TemporaryDirectory()
+        let shared = root.url.appendingPathComponent("shared").path
+        let model = try #require(Bundle.module.url(forResource: "Posts", withExtension: "json", subdirectory: "Fixtures"))
+        let key = root.url.appendingPathComponent("key"), other = root.url.appendingPathComponent("other")
+        try Data(String(repeating: "ab", count: 32).utf8).write(to: key)
+        try Data(repeating: 7, count: 32).write(to: other)
+        let (a, b, c) = (root.url.appendingPathComponent("a").path, root.url.appendingPathComponent("b").path, root.url.appendingPathComponent("c").path)
+        for (directory, file) in [(a, key), (b, key), (c, other)] {
+            try SyncServer.check(SyncServer.run(["device", "init", directory, "--folder", shared, "--folder-key-file", file.path, "--model", model.path]))
+        }
+        try SyncServer.check(SyncServer.run(["store", "insert", a, "Post", "title=Sealed"]))
+        try SyncServer.check(SyncServer.run(["device", "sync", a]))
+        try SyncServer.check(SyncServer.run(["device", "sync", b]))
+        #expect(try SyncServer.run(["store", "fetch", b, "Post", "--json"]).output.contains("Sealed"))
+        let refused = try SyncServer.run(["device", "sync", c])
+        #expect(refused.status != 0)
+        #expect(refused.error.contains("does not decrypt"))
+        #expect(!(try SyncServer.run(["store", "fetch", c, "Post", "--json"]).output.contains("Sealed")))
+        // A key file that holds no key is refused at init.
+        let bad = root.url.appendingPathComponent("bad")
+        try Data("short".utf8).write(to: bad)
+        let d = root.url.appendingPathComponent("d").path
+        #expect(try SyncServer.run(["device", "init", d, "--folder", shared, "--folder-key-file", bad.path, "--model", model.path]).status != 0)
+    }
+}
