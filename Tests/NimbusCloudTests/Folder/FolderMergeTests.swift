@@ -1,5 +1,6 @@
 import Foundation
 @testable import NimbusCloud
+import NimbusTesting
 import NimbusWire
 import Testing
 
@@ -69,5 +70,34 @@ struct FolderMergeTests {
             if let outcome = FolderMerge.join(record, onto: joined[name]) { joined[name] = outcome.record }
         }
         #expect(joined.mapValues { var record = $0; record.seq = 0; return record } == Self.fold(entries))
+    }
+}
+
+extension FolderMergeTests {
+    @Test("an erase removes what was stamped before it whichever comes first, the erase or the older edits")
+    func eraseInEitherOrder() throws {
+        let stamp = { (time: Int64) in HLCStamp(time: time, device: "d") }
+        let before = FolderLog(peer: "p1", seq: 1, zone: "z", time: 1, saves: [
+            Record(recordName: "old", recordType: "CD_Post", fields: ["title": Field(.string("old"), stamp: stamp(1))]),
+            Record(recordName: "both", recordType: "CD_Post", fields: ["title": Field(.string("early"), stamp: stamp(2))])],
+                               deletions: [RecordDeletion(recordName: "gone", stamp: stamp(3))])
+        let after = FolderLog(peer: "p2", seq: 1, zone: "z", time: 9, saves: [
+            Record(recordName: "both", recordType: "CD_Post", fields: ["body": Field(.string("late"), stamp: stamp(9))])], deletions: [])
+        let erase = FolderLog(peer: "p3", seq: 1, zone: "z", time: 5, saves: [], deletions: [], erase: stamp(5))
+        var results: [[IndexedRecord]] = []
+        for order in [[before, after, erase], [erase, after, before], [after, erase, before]] {
+            let folder = try TemporaryDirectory()
+            let index = try FolderIndex(url: folder.url.appendingPathComponent("index.sqlite"))
+            let records = try index.queue.write { db in
+                for log in order { try index.fold(log, checksum: "\(log.peer)", db) }
+                // Values and tombstones (created/modified may differ after an erase: decision 0116).
+                return try index.allRecords(db).map { var record = $0; record.seq = 0; record.created = nil; record.modified = nil; return record }
+            }
+            results.append(records)
+        }
+        #expect(results[0].map(\.name) == ["both"])
+        #expect(results[0].first?.fields.keys.sorted() == ["body"])
+        #expect(results[1] == results[0])
+        #expect(results[2] == results[0])
     }
 }

@@ -132,3 +132,27 @@ extension FolderSyncTests {
         #expect(report.imported == 0)
     }
 }
+
+extension FolderSyncTests {
+    @Test("erasing the folder's content reaches every device; what is made after it survives, and a new device sees only that")
+    func erase() async throws {
+        let (shared, devices) = try FolderDevices.onOneFolder(2)
+        let (a, b) = (devices[0], devices[1])
+        try await a.insertTag("old")
+        try await a.container.syncNow()
+        try await b.container.syncNow()
+        #expect(try await b.snapshot("Tag", key: "name").keys.sorted() == ["old"])
+        try await a.container.eraseCloudContent()
+        #expect(try await a.snapshot("Tag", key: "name").isEmpty)
+        try await b.container.syncNow()
+        #expect(try await b.snapshot("Tag", key: "name").isEmpty)
+        try await b.insertTag("new")
+        try await b.insertTag("old")
+        try await b.container.syncNow()
+        try await a.container.syncNow()
+        #expect(try await a.snapshot("Tag", key: "name").keys.sorted() == ["new", "old"])
+        let c = try FolderDevices.device(shared.url, model: try SyncModel.make(), name: "c")
+        try await c.container.syncNow()
+        #expect(try await c.snapshot("Tag", key: "name").keys.sorted() == ["new", "old"])
+    }
+}

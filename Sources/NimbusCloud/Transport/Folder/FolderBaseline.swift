@@ -12,6 +12,8 @@ struct FolderBaseline: Codable, Sendable {
     /// Per peer, the number up to which every log of that peer is inside ``records``.
     var covered: [String: Int64]
     var records: [Entry]
+    /// Per zone, the stamp before which its content was erased.
+    var erased: [String: HLCStamp]? = nil
 
     /// One record or tombstone, as the index holds it.
     struct Entry: Codable, Sendable {

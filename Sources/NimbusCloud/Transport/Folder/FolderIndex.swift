@@ -101,13 +101,19 @@ final class FolderIndex: Sendable {
     @discardableResult
     func fold(_ log: FolderLog, checksum: String, _ db: Database) throws -> Int {
         var changes = 0
-        for save in log.saves {
+        if let erase = log.erase { changes += try self.erase(zone: log.zone, before: erase, db) }
+        let erased = try Self.erasedBefore(zone: log.zone, db)
+        for var save in log.saves {
+            if let erased {
+                save.fields = save.fields.filter { $0.value.stamp >= erased }
+                if save.fields.isEmpty { continue }
+            }
             if let outcome = FolderMerge.save(save, at: log.at, zone: log.zone, onto: try record(zone: log.zone, name: save.recordName, db)) {
                 try Self.put(outcome, db)
                 if outcome.visible { changes += 1 }
             }
         }
-        for deletion in log.deletions {
+        for deletion in log.deletions where erased.map({ deletion.stamp >= $0 }) ?? true {
             if let outcome = FolderMerge.delete(deletion, zone: log.zone, onto: try record(zone: log.zone, name: deletion.recordName, db)) {
                 try Self.put(outcome, db)
                 if outcome.visible { changes += 1 }
@@ -115,6 +121,53 @@ final class FolderIndex: Sendable {
         }
         try db.execute(sql: "INSERT OR IGNORE INTO FIMPORTED (PEER, SEQ, CHECKSUM) VALUES (?, ?, ?)", arguments: [log.peer, log.seq, checksum])
         return changes
+    }
+
+    // MARK: Erasing
+
+    /// The stamp before which the zone's content was erased, if it was.
+    static func erasedBefore(zone: String, _ db: Database) throws -> HLCStamp? {
+        guard let text = try String.fetchOne(db, sql: "SELECT VALUE FROM FSTATE WHERE KEY = ?", arguments: ["erased." + zone]) else { return nil }
+        return try JSONDecoder().decode(HLCStamp.self, from: Data(text.utf8))
+    }
+
+    /// The index's epoch: it grows with each erase, and change tokens of an earlier epoch
+    /// expire (the engine refetches the zone and meets the erasing device's epoch record).
+    static func epoch(_ db: Database) throws -> Int64 { try integer("epoch", db) }
+
+    /// Erases the zone's values and tombstones stamped before `stamp` (a later erase only);
+    /// returns the records that changed.
+    func erase(zone: String, before stamp: HLCStamp, _ db: Database) throws -> Int {
+        if let current = try Self.erasedBefore(zone: zone, db), current >= stamp { return 0 }
+        try db.execute(sql: "INSERT OR REPLACE INTO FSTATE (KEY, VALUE) VALUES (?, ?)",
+                       arguments: ["erased." + zone, String(decoding: try JSONEncoder().encode(stamp), as: UTF8.self)])
+        try Self.setInteger("epoch", try Self.epoch(db) + 1, db)
+        var changes = 0
+        let rows = try Row.fetchAll(db, sql: "SELECT * FROM FRECORD WHERE ZONE = ?", arguments: [zone])
+        for row in rows {
+            var record = try Self.decode(row)
+            let before = record
+            record.fields = record.fields.filter { $0.value.stamp >= stamp }
+            if let deletion = record.deletion, deletion < stamp { record.deletion = nil }
+            if record.fields.isEmpty && record.deletion == nil {
+                try db.execute(sql: "DELETE FROM FRECORD WHERE ZONE = ? AND NAME = ?", arguments: [zone, record.name])
+                changes += 1
+            } else if record != before {
+                try Self.put(FolderMerge.Outcome(record: record, visible: true), db)
+                changes += 1
+            }
+        }
+        return changes
+    }
+
+    /// Every zone's erase stamp (for a baseline).
+    static func erased(_ db: Database) throws -> [String: HLCStamp] {
+        var result: [String: HLCStamp] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT KEY, VALUE FROM FSTATE WHERE KEY LIKE 'erased.%'") {
+            let key: String = row["KEY"], value: String = row["VALUE"]
+            result[String(key.dropFirst("erased.".count))] = try JSONDecoder().decode(HLCStamp.self, from: Data(value.utf8))
+        }
+        return result
     }
 
     // MARK: Imported logs

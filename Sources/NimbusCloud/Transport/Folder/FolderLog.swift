@@ -24,6 +24,9 @@ struct FolderLog: Codable, Sendable, Equatable {
     var saves: [Record]
     /// Records deleted.
     var deletions: [RecordDeletion]
+    /// When set, the zone's content was erased at this stamp: every value and tombstone
+    /// stamped before it goes, on every device, whenever the log arrives (see decision 0116).
+    var erase: HLCStamp? = nil
 
     /// The stamp the log's saves count for (`created` / `modified` of the records).
     var at: RecordStamp { RecordStamp(time: time, device: peer) }

@@ -51,22 +51,24 @@ struct FolderModify {
             deletions = []
         }
         if !saves.isEmpty || !deletions.isEmpty {
-            let seq = try nextSeq(db)
-            let log = FolderLog(peer: index.peerID, seq: seq, zone: zone, time: Int64(Date().timeIntervalSince1970 * 1000),
-                                saves: saves, deletions: deletions)
-            let file = try SealedFile.seal(try JSONEncoder().encode(log), kind: .log, key: key)
-            try SealedFile.write(file, to: layout.log(index.peerID, seq))
-            let checksum = try SealedFile.header(of: file).checksum
-            try index.fold(log, checksum: checksum, db)
-            try FolderIndex.setInteger("ownSeq", seq, db)
+            try append(FolderLog(peer: index.peerID, seq: try nextSeq(db), zone: zone, time: Int64(Date().timeIntervalSince1970 * 1000),
+                                 saves: saves, deletions: deletions), db)
         }
         for (position, result) in results.enumerated() where result.status == .saved {
             results[position].record = try index.record(zone: zone, name: result.recordName, db)?.wire(indexID: index.indexID)
         }
-        let token = ChangeToken(rawValue: "f1.\(index.indexID).\(try FolderIndex.changeSeq(db))")
+        let token = ChangeToken(rawValue: "f1.\(try FolderTransport.tokenPrefix(index, db)).\(try FolderIndex.changeSeq(db))")
         let failures = results.compactMap(\.error)
         return ModifyRecordsResponse(results: results, changeToken: token,
                                      error: failures.isEmpty ? nil : WireError(.partialFailure, "\(failures.count) item(s) failed", itemErrors: failures))
+    }
+
+    /// Writes `log` as the device's next log file and folds it into the index.
+    func append(_ log: FolderLog, _ db: Database) throws {
+        let file = try SealedFile.seal(try JSONEncoder().encode(log), kind: .log, key: key)
+        try SealedFile.write(file, to: layout.log(index.peerID, log.seq))
+        try index.fold(log, checksum: try SealedFile.header(of: file).checksum, db)
+        try FolderIndex.setInteger("ownSeq", log.seq, db)
     }
 
     /// The device's next log number: after its last one, and after every log of its own in

@@ -24,7 +24,7 @@ extension FolderTransport {
         let (baseline, consumed) = try await index.queue.read { db -> (FolderBaseline, [String: Int64]) in
             let consumed = try index.consumed(db)
             return (FolderBaseline(peer: index.peerID, time: Int64(Date().timeIntervalSince1970 * 1000), covered: consumed,
-                                   records: try index.allRecords(db).map(FolderBaseline.Entry.init)), consumed)
+                                   records: try index.allRecords(db).map(FolderBaseline.Entry.init), erased: try FolderIndex.erased(db)), consumed)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

@@ -113,8 +113,14 @@ struct FolderImport {
         }
         let consumed = try index.consumed(db)
         if baseline.covered.contains(where: { (consumed[$0.key] ?? 0) < $0.value }) {
+            for (zone, stamp) in baseline.erased ?? [:] { _ = try index.erase(zone: zone, before: stamp, db) }
             for entry in baseline.records {
-                let record = entry.record
+                var record = entry.record
+                if let erased = try FolderIndex.erasedBefore(zone: record.zone, db) {
+                    record.fields = record.fields.filter { $0.value.stamp >= erased }
+                    if let deletion = record.deletion, deletion < erased { record.deletion = nil }
+                    if record.fields.isEmpty && record.deletion == nil { continue }
+                }
                 if let outcome = FolderMerge.join(record, onto: try index.record(zone: record.zone, name: record.name, db)) {
                     try FolderIndex.put(outcome, db)
                 }

@@ -97,10 +97,21 @@ public struct FolderTransport: CloudTransport {
         try requireFolder()
     }
 
-    /// Erasing a folder's content is not supported yet (remove the folder's files by hand).
+    /// Erases the zone: writes a log that erases every value and tombstone stamped before now,
+    /// on every device that reads it (whatever order logs arrive in; decision 0116).
     public func deleteZone(_ zone: ZoneID) async throws {
-        throw CloudError(.invalidConfiguration, "erasing the content of a shared folder is not supported by folder sync yet; "
-            + "remove the folder on every device and its index files instead")
+        try requireFolder()
+        let index = try index()
+        _ = try key()
+        let layout = self.layout, folder = self.folder
+        // The hybrid-logical-clock reading of now (milliseconds shifted 16 bits, counter 0).
+        let stamp = HLCStamp(time: Int64(Date().timeIntervalSince1970 * 1000) << 16, device: index.peerID)
+        try await index.queue.write { db in
+            let modify = FolderModify(index: index, layout: layout, key: try SealedFile.key(of: folder))
+            try modify.append(FolderLog(peer: index.peerID, seq: try modify.nextSeq(db), zone: zone.zoneName,
+                                        time: Int64(Date().timeIntervalSince1970 * 1000), saves: [], deletions: [], erase: stamp), db)
+        }
+        try await writeReceipt()
     }
 
     public func modify(_ request: ModifyRecordsRequest, in zone: ZoneID) async throws -> ModifyRecordsResponse {
@@ -117,15 +128,17 @@ public struct FolderTransport: CloudTransport {
 
     public func fetchChanges(_ request: FetchZoneChangesRequest, in zone: ZoneID) async throws -> FetchZoneChangesResponse {
         let index = try index()
-        let since = try Self.position(of: request.since, in: index)
         // A continuation of pages already being read does not look at the folder again.
         if !session.isContinuation(request.since) { try await importFolder() }
         let limit = min(max(request.limit ?? FetchZoneChangesRequest.maximumLimit, 1), FetchZoneChangesRequest.maximumLimit)
-        let (page, last) = try await index.queue.read { db in
-            (try index.changes(zone: zone.zoneName, since: since, limit: limit, db), try FolderIndex.changeSeq(db))
+        let since = request.since
+        let (page, last, position, prefix) = try await index.queue.read { db in
+            let prefix = try Self.tokenPrefix(index, db)
+            let position = try Self.position(of: since, prefix: prefix)
+            return (try index.changes(zone: zone.zoneName, since: position, limit: limit, db), try FolderIndex.changeSeq(db), position, prefix)
         }
-        let end = page.moreComing ? page.records.last!.seq : max(last, since)
-        let token = ChangeToken(rawValue: "f1.\(index.indexID).\(end)")
+        let end = page.moreComing ? page.records.last!.seq : max(last, position)
+        let token = ChangeToken(rawValue: "f1.\(prefix).\(end)")
         if page.moreComing { session.remember(token) }
         return FetchZoneChangesResponse(
             records: page.records.filter { !$0.isTombstone }.map { $0.wire(indexID: index.indexID) },
@@ -133,11 +146,16 @@ public struct FolderTransport: CloudTransport {
             changeToken: token, moreComing: page.moreComing)
     }
 
-    /// The position a token of this index names (0 for none); another index's token expired.
-    static func position(of token: ChangeToken?, in index: FolderIndex) throws -> Int64 {
+    /// What this index's tokens start with now: its id and epoch (``FolderIndex/epoch(_:)``).
+    static func tokenPrefix(_ index: FolderIndex, _ db: Database) throws -> String {
+        "\(index.indexID)-\(try FolderIndex.epoch(db))"
+    }
+
+    /// The position a token names (0 for none); a token of another index or epoch expired.
+    static func position(of token: ChangeToken?, prefix: String) throws -> Int64 {
         guard let token else { return 0 }
         let parts = token.rawValue.split(separator: ".")
-        guard parts.count == 3, parts[0] == "f1", parts[1] == index.indexID, let seq = Int64(parts[2]) else {
+        guard parts.count == 3, parts[0] == "f1", parts[1] == prefix, let seq = Int64(parts[2]) else {
             throw CloudError(.changeTokenExpired, "the change token \(token) is not one of this device's folder index; fetching the zone again")
         }
         return seq
