@@ -25,7 +25,18 @@ extension FolderTransport {
         // Compaction when the device's own logs pile up (again only after as many more: peers
         // that have not imported them yet keep them, and the baseline is not rewritten each time).
         let own = layout.logFiles(index.peerID).count
-        if own >= folder.compactionThreshold, session.compactionDue(own, threshold: folder.compactionThreshold) { try await compact() }
+        // The count at the last compaction is kept in the index, so that a process per sync
+        // (the CLI) does not rewrite the baseline at every sync while a peer holds logs back.
+        let threshold = folder.compactionThreshold
+        if own >= threshold {
+            let due = try await index.queue.write { db -> Bool in
+                let last = Int(try FolderIndex.integer("compactedAt", db))
+                guard last == 0 || own >= last + max(threshold / 2, 1) || own < last else { return false }
+                try FolderIndex.setInteger("compactedAt", Int64(own), db)
+                return true
+            }
+            if due { try await compact() }
+        }
         return report
     }
 

@@ -248,19 +248,6 @@ final class FolderSession: Sendable {
     /// What the last look at the folder found.
     let lastImport = Mutex(FolderImportReport())
 
-    /// The count of own logs at the last compaction.
-    private let compactedAt = Mutex(0)
-
-    /// Whether a compaction is due with `count` own logs (none since the count grew by half
-    /// the threshold).
-    func compactionDue(_ count: Int, threshold: Int) -> Bool {
-        compactedAt.withLock { last in
-            guard last == 0 || count >= last + max(threshold / 2, 1) || count < last else { return false }
-            last = count
-            return true
-        }
-    }
-
     func remember(_ token: ChangeToken) { _ = continuations.withLock { $0.insert(token.rawValue) } }
 
     func isContinuation(_ token: ChangeToken?) -> Bool {
