@@ -89,3 +89,42 @@ extension FolderCLITests {
         #expect(try SyncServer.run(["device", "init", d, "--folder", shared, "--folder-key-file", bad.path, "--model", model.path]).status != 0)
     }
 }
+
+extension FolderCLITests {
+    @Test("through the CLI, logs out of order, in part and as conflicted copies: syncs succeed meanwhile and the devices converge")
+    func faultsThroughCLI() throws {
+        let root = try TemporaryDirectory()
+        let (sharedA, sharedB) = (root.url.appendingPathComponent("sharedA"), root.url.appendingPathComponent("sharedB"))
+        let model = try #require(Bundle.module.url(forResource: "Posts", withExtension: "json", subdirectory: "Fixtures"))
+        let (a, b) = (root.url.appendingPathComponent("a").path, root.url.appendingPathComponent("b").path)
+        try SyncServer.check(SyncServer.run(["device", "init", a, "--folder", sharedA.path, "--model", model.path]))
+        try SyncServer.check(SyncServer.run(["device", "init", b, "--folder", sharedB.path, "--model", model.path]))
+        for title in ["one", "two", "three"] {
+            try SyncServer.check(SyncServer.run(["store", "insert", a, "Post", "title=\(title)"]))
+            try SyncServer.check(SyncServer.run(["device", "sync", a]))
+        }
+        let logs = FolderCopier.files(sharedA).filter { $0.contains("/logs/") }
+        #expect(logs.count == 3)
+        // The third log first (with a conflicted copy of it), the second in part.
+        try FolderCopier.copy(from: sharedA, to: sharedB) { $0 == logs[2] || !$0.contains("/logs/") }
+        let third = sharedB.appendingPathComponent(logs[2])
+        try FileManager.default.copyItem(at: third, to: URL(fileURLWithPath: third.path.replacingOccurrences(of: ".nlog", with: " (1).nlog")))
+        try FolderCopier.copyPart(logs[1], from: sharedA, to: sharedB, fraction: 0.6)
+        try SyncServer.check(SyncServer.run(["device", "sync", b]))
+        let partial = try SyncServer.run(["store", "fetch", b, "Post", "--json"]).output
+        #expect(partial.contains("three") && !partial.contains("two") && !partial.contains("one"))
+        try FolderCopier.copy(from: sharedA, to: sharedB)
+        try SyncServer.check(SyncServer.run(["device", "sync", b]))
+        try SyncServer.check(SyncServer.run(["store", "insert", b, "Post", "title=four"]))
+        try SyncServer.check(SyncServer.run(["device", "sync", b]))
+        try FolderCopier.copy(from: sharedB, to: sharedA) { !$0.contains("/logs/") || $0.contains(" (1)") == false }
+        try SyncServer.check(SyncServer.run(["device", "sync", a]))
+        func titles(_ device: String) throws -> [String] {
+            let output = try SyncServer.run(["store", "fetch", device, "Post", "--json"]).output
+            let objects = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
+            return objects.compactMap { $0["title"] as? String }.sorted()
+        }
+        #expect(try titles(a) == ["four", "one", "three", "two"])
+        #expect(try titles(b) == ["four", "one", "three", "two"])
+    }
+}
