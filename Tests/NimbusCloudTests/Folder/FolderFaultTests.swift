@@ -167,3 +167,23 @@ struct FolderFaultTests {
         #expect(try await a.snapshot("Tag", key: "name").count == 7)
     }
 }
+
+extension FolderFaultTests {
+    @Test("a temporary file left by an interrupted write is never imported, and compaction removes it once stale")
+    func staleTemporaryFile() async throws {
+        let (shared, devices) = try FolderDevices.onOneFolder(1)
+        try await devices[0].insertTag("swift")
+        try await devices[0].container.syncNow()
+        let peer = try await devices[0].folderTransport.account().deviceID
+        let logs = shared.url.appendingPathComponent("peers/\(peer)/logs")
+        let (fresh, stale) = (logs.appendingPathComponent(".tmp-1-000000000002.nlog"), logs.appendingPathComponent(".tmp-2-000000000003.nlog"))
+        try Data("NIMBUS-FOLDER 1 log plain 99".utf8).write(to: fresh)
+        try Data("NIMBUS-FOLDER 1 log plain 99".utf8).write(to: stale)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: stale.path)
+        try await devices[0].container.syncNow()
+        #expect(devices[0].folderTransport.lastImport.waiting == 0)
+        try await devices[0].container.compactSharedFolders()
+        #expect(FileManager.default.fileExists(atPath: fresh.path))
+        #expect(!FileManager.default.fileExists(atPath: stale.path))
+    }
+}

@@ -36,10 +36,27 @@ extension FolderTransport {
                   let receipt = try? JSONDecoder().decode(FolderReceipt.self, from: data) else { return 0 }
             horizon = min(horizon, receipt.consumed[index.peerID] ?? 0)
         }
+        layout.removeStaleTemporaryFiles(of: index.peerID)
         var removed = 0
         for (name, url) in layout.logFiles(index.peerID) where name.seq <= horizon {
             if (try? FileManager.default.removeItem(at: url)) != nil { removed += 1 }
         }
         return removed
+    }
+}
+
+extension FolderLayout {
+    /// Removes this device's temporary files (`.tmp-…`) older than an hour: left by a write
+    /// that a crash interrupted before its rename. Other devices' files are never touched.
+    func removeStaleTemporaryFiles(of peer: String, olderThan age: TimeInterval = 3600) {
+        let limit = Date().addingTimeInterval(-age)
+        for directory in [self.peer(peer), logs(peer)] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(".tmp-") {
+                let url = directory.appendingPathComponent(name)
+                guard let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
+                      modified < limit else { continue }
+                try? FileManager.default.removeItem(at: url)
+            }
+        }
     }
 }
