@@ -25,6 +25,9 @@ extension NimbusCommand {
         @Option(help: "Single saves timed from one device's save to the other device's view context (0 skips it).")
         var samples: Int = 200
 
+        @Flag(help: "Sync through a shared folder on the local disk instead of a server (upload, download and baseline rows only).")
+        var folder = false
+
         func validate() throws {
             guard objects > 0, serverRecords >= 0, samples >= 0 else {
                 throw ValidationError("--objects must be positive; --server-records and --samples can't be negative")
@@ -33,9 +36,9 @@ extension NimbusCommand {
 
         func run() async throws {
             let progress = SyncBenchProgress()
-            let rows = try await SyncBenchmark.run(objects: objects, serverRecords: serverRecords, samples: samples) { step in
-                progress.show(step)
-            }
+            let rows = folder
+                ? try await SyncBenchmark.runFolder(objects: objects) { step in progress.show(step) }
+                : try await SyncBenchmark.run(objects: objects, serverRecords: serverRecords, samples: samples) { step in progress.show(step) }
             progress.clear()
             print("| scenario | result |")
             print("|---|---|")

@@ -90,8 +90,11 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
         state.withLock { $0.resolvers[entityName] = resolver }
     }
 
-    /// Makes a transport for a store's options (``HTTPTransport`` unless replaced, for tests).
-    public var makeTransport: @Sendable (CloudContainerOptions) -> any CloudTransport = { HTTPTransport(options: $0) }
+    /// Makes a transport for a store's options (``FolderTransport`` for options with
+    /// ``CloudContainerOptions/folderSync``, else ``HTTPTransport``; replaceable, for tests).
+    public var makeTransport: @Sendable (CloudContainerOptions) -> any CloudTransport = { options in
+        options.folderSync != nil ? FolderTransport(options: options) : HTTPTransport(options: options)
+    }
 
     /// Observes the coordinator for stores removed behind the container's back.
     private var storeObserver: (any NSObjectProtocol)?
@@ -173,7 +176,8 @@ open class CloudContainer: PersistentContainer, @unchecked Sendable {
     }
 
     func mirror(_ store: PersistentStore) throws {
-        guard let options = store.storeDescription.cloudContainerOptions else { return }
+        guard let described = store.storeDescription.cloudContainerOptions else { return }
+        let options = described.locatingFolderIndex(beside: store.url)
         guard store.type == .sqlite, !store.isReadOnly else {
             throw CloudError(.invalidConfiguration, "only writable SQLite stores mirror; \(store.url?.path ?? store.identifier) is not one")
         }

@@ -29,6 +29,9 @@ public struct CloudContainerOptions: Sendable, Hashable, Codable {
     /// since the token would travel unencrypted). Loopback (`localhost`, `127.0.0.0/8`,
     /// `::1`) is always allowed; `https://` always is.
     public var allowsInsecureHTTP: Bool = false
+    /// Set when the store syncs through a shared folder instead of a server (then
+    /// ``serverURL`` is the folder's file URL and ``token`` is unused); see ``FolderSyncOptions``.
+    public var folderSync: FolderSyncOptions?
 
     /// The zone Nimbus uses unless told otherwise, named as Core Data names its own.
     public static let defaultZoneName = "com.nimbus.coredata.cloudkit.zone"
@@ -53,7 +56,7 @@ public struct CloudContainerOptions: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case serverURL, containerIdentifier, databaseScope, token, zoneName, allowsInsecureHTTP
+        case serverURL, containerIdentifier, databaseScope, token, zoneName, allowsInsecureHTTP, folderSync
     }
 
     public init(from decoder: any Decoder) throws {
@@ -65,6 +68,7 @@ public struct CloudContainerOptions: Sendable, Hashable, Codable {
         zoneName = try container.decode(String.self, forKey: .zoneName)
         // Options saved before the setting existed read as "not allowed".
         allowsInsecureHTTP = try container.decodeIfPresent(Bool.self, forKey: .allowsInsecureHTTP) ?? false
+        folderSync = try container.decodeIfPresent(FolderSyncOptions.self, forKey: .folderSync)
     }
 
     /// Checks that requests to ``serverURL`` may be sent: `https://`, plain `http://` to
@@ -78,6 +82,9 @@ public struct CloudContainerOptions: Sendable, Hashable, Codable {
     /// - Throws: ``CloudError`` with ``CloudError/Code-swift.struct/insecureConnection``, or
     ///   ``CloudError/Code-swift.struct/invalidConfiguration`` for a URL that is neither http nor https.
     public func checkTransportSecurity() throws {
+        // A shared folder is no network connection: what reaches it is the folder's (and its
+        // file service's) business (see FolderSyncOptions.encryptionKey).
+        if folderSync != nil { return }
         try Self.checkTransportSecurity(of: serverURL, allowsInsecureHTTP: allowsInsecureHTTP)
     }
 

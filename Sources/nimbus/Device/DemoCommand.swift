@@ -14,12 +14,29 @@ struct Demo: AsyncParsableCommand {
     @Flag(help: "Also show accounts: a sign-out with an unsent edit, another account, and the return.") var accounts = false
     @Flag(help: "Show sharing instead: Ada shares a list with Grace (read-write) and Alan (read-only); Alan's edit is refused; Ada removes him.")
     var sharing = false
+    @Flag(name: .customLong("folder"), help: "Sync through a shared folder instead of a server: no server runs, the devices exchange transaction logs.")
+    var throughFolder = false
 
     func run() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nimbus-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let started = ContinuousClock.now
         let step = StepPrinter(started: started)
+        if throughFolder {
+            guard !sharing, !accounts else { throw CLIError("--folder shows two devices of one user: leave out --sharing and --accounts") }
+            let shared = folder.appendingPathComponent("shared")
+            try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+            step("no server: the devices sync through the shared folder \(shared.path)")
+            let options = CloudContainerOptions(folder: shared, containerIdentifier: "com.example.posts")
+            let model = try DemoModel.make()
+            let phone = try DemoDevice(name: "phone", folder: folder, options: options, model: model, verbose: verbose, step: step)
+            let laptop = try DemoDevice(name: "laptop", folder: folder, options: options, model: model, verbose: verbose, step: step)
+            step("two devices, each with a Cloud store (Post, Tag, Attachment) and a Local store (Location)")
+            try await Self.converge(phone: phone, laptop: laptop, step: step)
+            await phone.close()
+            await laptop.close()
+            return
+        }
 
         // 1. The server.
         var configuration = ServerConfiguration(dataDirectory: folder.appendingPathComponent("server").path, port: 0)
@@ -54,7 +71,18 @@ struct Demo: AsyncParsableCommand {
         let phone = try DemoDevice(name: "phone", folder: folder, server: serverURL, token: phoneToken, model: model, verbose: verbose, step: step)
         let laptop = try DemoDevice(name: "laptop", folder: folder, server: serverURL, token: laptopToken, model: model, verbose: verbose, step: step)
         step("two devices, each with a Cloud store (Post, Tag, Attachment) and a Local store (Location)")
+        try await Self.converge(phone: phone, laptop: laptop, step: step)
+        await phone.close()
+        if accounts {
+            try await DemoAccounts(folder: folder, server: serverURL, model: model, adaToken: phoneToken, graceToken: graceToken,
+                                   laptop: laptop, step: step).run()
+        }
+        await laptop.close()
+    }
 
+    /// Steps 3 to 5: the phone writes, the laptop receives, both edit (the laptop offline),
+    /// and both end with the same data.
+    static func converge(phone: DemoDevice, laptop: DemoDevice, step: StepPrinter) async throws {
         // 3. The phone writes and syncs; the laptop receives.
         let image = Data((0..<(2 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })
         try await phone.edit { context in
@@ -114,12 +142,6 @@ struct Demo: AsyncParsableCommand {
             throw ExitStatus.internalError.exitCode
         }
         step("both replicas hold the same data: the title from the phone, the content and tag from the laptop, the tag removal from the phone")
-        await phone.close()
-        if accounts {
-            try await DemoAccounts(folder: folder, server: serverURL, model: model, adaToken: phoneToken, graceToken: graceToken,
-                                   laptop: laptop, step: step).run()
-        }
-        await laptop.close()
     }
 }
 

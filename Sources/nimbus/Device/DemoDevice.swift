@@ -37,7 +37,13 @@ final class DemoDevice: @unchecked Sendable {
     let step: StepPrinter
     private var listener: Task<Void, Never>?
 
-    init(name: String, folder: URL, server: URL, token: String, model: ManagedObjectModel, verbose: Bool, step: StepPrinter) throws {
+    convenience init(name: String, folder: URL, server: URL, token: String, model: ManagedObjectModel, verbose: Bool, step: StepPrinter) throws {
+        try self.init(name: name, folder: folder, options: CloudContainerOptions(serverURL: server, containerIdentifier: "com.example.posts", token: token),
+                      model: model, verbose: verbose, step: step)
+    }
+
+    /// A device whose Cloud store mirrors with `options` (a server's or a shared folder's).
+    init(name: String, folder: URL, options: CloudContainerOptions, model: ManagedObjectModel, verbose: Bool, step: StepPrinter) throws {
         self.name = name
         self.step = step
         let directory = folder.appendingPathComponent(name)
@@ -46,7 +52,7 @@ final class DemoDevice: @unchecked Sendable {
         container.automaticallySyncs = false
         var cloud = PersistentStoreDescription(url: directory.appendingPathComponent("Cloud.sqlite"))
         cloud.configuration = "Cloud"
-        cloud.cloudContainerOptions = CloudContainerOptions(serverURL: server, containerIdentifier: "com.example.posts", token: token)
+        cloud.cloudContainerOptions = options
         var local = PersistentStoreDescription(url: directory.appendingPathComponent("Local.sqlite"))
         local.configuration = "Local"
         container.persistentStoreDescriptions = [cloud, local]

@@ -21,8 +21,11 @@ extension DeviceCommand {
             discussion: "Example: nimbus device init ./phone --server http://127.0.0.1:8080 --token nmb_… --model Posts.xcdatamodeld")
 
         @Argument(help: "The device folder to create.") var directory: String
-        @Option(help: "The sync server's URL.") var server: String
-        @Option(help: "The device's token (nimbus tokens create prints one).") var token: String
+        @Option(help: "The sync server's URL.") var server: String?
+        @Option(help: "A shared folder to sync through instead of a server (Syncthing, Dropbox, a NAS…).") var folder: String?
+        @Option(help: "With --folder: a file holding the key that encrypts the folder's files (32 bytes, or 64 hex digits), the same on every device.")
+        var folderKeyFile: String?
+        @Option(help: "The device's token (nimbus tokens create prints one).") var token: String?
         @Option(help: "The model: .xcdatamodeld, .xcdatamodel or .json.") var model: String
         @Option(help: "The container identifier.") var container: String = "nimbus"
         @Option(help: "The database: private, shared or public.") var database: String = "private"
@@ -34,6 +37,11 @@ extension DeviceCommand {
 
         func run() async throws {
             try await reportingErrors {
+                if let folder {
+                    guard server == nil, token == nil else { throw CLIError("--folder syncs without a server: leave out --server and --token") }
+                    return try await initFolderDevice(folder)
+                }
+                guard let server, let token else { throw CLIError("give --server and --token, or --folder for a device that syncs through a shared folder") }
                 guard let serverURL = URL(string: server), serverURL.scheme == "http" || serverURL.scheme == "https" else {
                     throw CLIError("--server must be an http:// or https:// URL, not \(server)")
                 }

@@ -18,8 +18,18 @@ struct DeviceFolder {
         /// (`--allow-insecure-http`); absent in folders made before the option.
         var allowsInsecureHTTP: Bool?
 
+        /// The shared folder the device syncs through instead of a server (`--folder`);
+        /// then ``server`` is the folder's file URL and the device has no account.
+        var folder: String?
+        /// A file holding the folder's encryption key (`--folder-key-file`: 32 bytes, or 64
+        /// hexadecimal digits); logs are plain when absent.
+        var folderKeyFile: String?
+
         var insecureHTTPAllowed: Bool { allowsInsecureHTTP ?? false }
     }
+
+    /// Whether the device syncs through a shared folder (no server, no account).
+    var syncsThroughFolder: Bool { configuration.folder != nil }
 
     let url: URL
     let configuration: Configuration
@@ -49,6 +59,7 @@ struct DeviceFolder {
 
     /// Throws "needs the user" when the device is signed out: nothing it holds can sync.
     func requireSignedIn(for command: String) throws {
+        if syncsThroughFolder { return }
         guard try accounts.currentAccount == nil else { return }
         throw CLIError("\(url.path) is signed out, so \(command) can't reach any account: sign it in with "
             + "nimbus device login \(url.path) --token <token> (edits made while signed out move into the account)", status: .needsUser)
@@ -58,9 +69,15 @@ struct DeviceFolder {
     /// Mirrored stores are per account: the container keeps their files under
     /// `<Config>.nimbus/accounts/<user>/` and `<Config>.nimbus/local/`.
     var descriptions: [PersistentStoreDescription] {
-        let options = CloudContainerOptions(serverURL: configuration.server, containerIdentifier: configuration.container,
+        var options = CloudContainerOptions(serverURL: configuration.server, containerIdentifier: configuration.container,
                                             databaseScope: configuration.database, token: "", zoneName: configuration.zone,
                                             allowsInsecureHTTP: configuration.insecureHTTPAllowed)
+        if let folder = configuration.folder {
+            var folderOptions = FolderSyncOptions(folder: URL(fileURLWithPath: folder))
+            folderOptions.encryptionKey = configuration.folderKeyFile.flatMap(Self.folderKey)
+            options = CloudContainerOptions(folder: URL(fileURLWithPath: folder), containerIdentifier: configuration.container,
+                                            zoneName: configuration.zone, folderOptions: folderOptions)
+        }
         let names = model.configurations.keys.sorted()
         var descriptions: [PersistentStoreDescription]
         if names.isEmpty {
@@ -77,7 +94,7 @@ struct DeviceFolder {
         }
         // Every mirrored private store has a shared twin: the zones other users shared with
         // this user (after the private ones, so that new objects go to the private store).
-        guard configuration.database == .private else { return descriptions }
+        guard configuration.database == .private, !syncsThroughFolder else { return descriptions }
         for description in descriptions {
             guard var sharedOptions = description.cloudContainerOptions else { continue }
             var shared = description
@@ -120,7 +137,8 @@ struct DeviceFolder {
     func openContainer(accounts: SavedAccountProvider? = nil) throws -> CloudContainer {
         let container = CloudContainer(name: url.lastPathComponent, managedObjectModel: model)
         container.automaticallySyncs = false
-        container.accountProvider = try accounts ?? self.accounts
+        // A folder device has no account: its stores sync through the folder directly.
+        if !syncsThroughFolder { container.accountProvider = try accounts ?? self.accounts }
         container.setsUpAccountStoresAsynchronously = false
         container.persistentStoreDescriptions = descriptions
         try container.loadPersistentStores()
@@ -164,6 +182,7 @@ struct DeviceFolder {
     ///   go on with: a second container on the same files in one process would only compete
     ///   with it for the store's locks. `nil` when there was nothing to settle.
     func settleUnverifiedAccount() async throws -> CloudContainer? {
+        if syncsThroughFolder { return nil }
         let accounts = try self.accounts
         guard let current = accounts.currentAccount, current.identifier.hasPrefix("unverified-"),
               let verified = try? await verify(current.token)
