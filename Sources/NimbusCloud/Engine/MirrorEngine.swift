@@ -329,7 +329,7 @@ actor MirrorEngine {
                 UPDATE ANIMBUSCLOUDLINK SET ZPENDING = 1;
                 DELETE FROM ANIMBUSCLOUDPARKED;
                 DELETE FROM ANIMBUSCLOUDDELETION;
-                DELETE FROM ANIMBUSCLOUDMOVED;
+                DELETE FROM ANIMBUSCLOUDMARKER;
                 """)
             try SyncMetadata.setState(.zoneToken, nil, db)
             try SyncMetadata.setState(.zoneReady, true, db)

@@ -156,7 +156,7 @@ enum SyncMetadata {
     static func pendingCount(_ db: Database) throws -> Int {
         try Int.fetchOne(db, sql: """
             SELECT (SELECT count(*) FROM ANIMBUSCLOUDPENDING) + (SELECT count(*) FROM ANIMBUSCLOUDDELETION)
-                 + (SELECT count(*) FROM ANIMBUSCLOUDLINK WHERE ZPENDING = 1) + (SELECT count(*) FROM ANIMBUSCLOUDMOVED)
+                 + (SELECT count(*) FROM ANIMBUSCLOUDLINK WHERE ZPENDING = 1) + (SELECT count(*) FROM ANIMBUSCLOUDMARKER)
             """) ?? 0
     }
 }

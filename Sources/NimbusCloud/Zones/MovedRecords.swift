@@ -39,7 +39,7 @@ enum MovedRecords {
 
     static func prepare(_ db: Database) throws {
         try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS ANIMBUSCLOUDMOVED (ZRECORDNAME TEXT PRIMARY KEY, ZTYPE TEXT NOT NULL, ZZONE TEXT NOT NULL,
+            CREATE TABLE IF NOT EXISTS ANIMBUSCLOUDMARKER (ZRECORDNAME TEXT PRIMARY KEY, ZTYPE TEXT NOT NULL, ZZONE TEXT NOT NULL,
                 ZTIME INTEGER NOT NULL, ZDEVICE TEXT NOT NULL)
             """)
     }
@@ -48,7 +48,7 @@ enum MovedRecords {
 
     /// Renames a moved object's record and queues the marker of its old name.
     static func move(_ row: SyncMetadata.RecordRow, recordType: String, to zone: ZoneID, stamp: HLCStamp, _ db: Database) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDMOVED (ZRECORDNAME, ZTYPE, ZZONE, ZTIME, ZDEVICE) VALUES (?, ?, ?, ?, ?)",
+        try db.execute(sql: "INSERT OR REPLACE INTO ANIMBUSCLOUDMARKER (ZRECORDNAME, ZTYPE, ZZONE, ZTIME, ZDEVICE) VALUES (?, ?, ?, ?, ?)",
                        arguments: [row.recordName, recordType, zone.zoneName, stamp.time, stamp.device])
         try rename(row, to: name(row.recordName, in: zone.zoneName), db)
         // A deletion of the old name, queued before, would delete the other devices' copies.
@@ -58,7 +58,7 @@ enum MovedRecords {
     /// Sends the queued markers to the default zone (before its other changes).
     static func sendMarkers(_ mirror: StoreMirror) async throws {
         let queued = try mirror.store.readTransaction { db in
-            try Row.fetchAll(db, sql: "SELECT ZRECORDNAME, ZTYPE, ZZONE, ZTIME, ZDEVICE FROM ANIMBUSCLOUDMOVED LIMIT ?",
+            try Row.fetchAll(db, sql: "SELECT ZRECORDNAME, ZTYPE, ZZONE, ZTIME, ZDEVICE FROM ANIMBUSCLOUDMARKER LIMIT ?",
                              arguments: [ModifyRecordsRequest.maximumItems])
         }
         guard !queued.isEmpty else { return }
@@ -71,7 +71,7 @@ enum MovedRecords {
         // Saved, or refused for good (a record deleted since: nothing to mark): done either way.
         let done = response.results.filter { $0.status != .failed || $0.error.map { !$0.code.isRetryable } ?? true }.map(\.recordName)
         try mirror.store.writeTransaction { db in
-            for name in done { try db.execute(sql: "DELETE FROM ANIMBUSCLOUDMOVED WHERE ZRECORDNAME = ?", arguments: [name]) }
+            for name in done { try db.execute(sql: "DELETE FROM ANIMBUSCLOUDMARKER WHERE ZRECORDNAME = ?", arguments: [name]) }
         }
         if done.count < queued.count { throw CloudError(.server, "\(queued.count - done.count) marker(s) of shared objects could not be saved; retried") }
     }
