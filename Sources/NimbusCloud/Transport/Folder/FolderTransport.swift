@@ -9,7 +9,7 @@ import Synchronization
 /// iCloud sync did.
 ///
 /// Each device appends immutable transaction logs under its own peer folder and imports the
-/// logs of the others into its own index (``FolderIndex``), which answers the engine as a
+/// logs of the others into its own index (`FolderIndex`), which answers the engine as a
 /// server would: the same records, stamps and merge rules (per-field stamps, deletion wins,
 /// unique keys converge) run whichever transport carries them. Baselines let a new device
 /// start without every log, and compaction removes logs every known peer has imported.
