@@ -35,6 +35,14 @@ struct ParticipantSharingTests {
         func accept(_ device: SharingModel.Device) async throws {
             try await device.container.acceptShareInvitations(from: [try #require(share.url)], into: device.sharedStore)
         }
+
+        /// Ada changes a participant's permission.
+        mutating func setPermission(_ permission: SharePermission, of user: String) async throws {
+            for index in share.participants.indices where share.participants[index].userName == user {
+                share.participants[index].permission = permission
+            }
+            share = try await ada.container.persistUpdatedShare(share, in: ada.privateStore)
+        }
     }
 
     @Test("invited participants see nothing until they accept; then the list is in their shared store")
@@ -134,12 +142,7 @@ struct ParticipantSharingTests {
             try context.save()
         }
         // Ada makes Grace read-only before Grace's edit goes out.
-        people.share.participants = people.share.participants.map { participant in
-            var participant = participant
-            if participant.userName == "grace" { participant.permission = .readOnly }
-            return participant
-        }
-        people.share = try await people.ada.container.persistUpdatedShare(people.share, in: people.ada.privateStore)
+        try await people.setPermission(.readOnly, of: "grace")
         let events = people.grace.container.events
         let refusal = Task {
             for await event in events where event.kind == .sharing && event.error?.code == .permissionFailure { return true }
@@ -167,12 +170,7 @@ struct ParticipantSharingTests {
             where item.value(forKey: "title") as? String == "milk" { context.delete(item) }
             try context.save()
         }
-        people.share.participants = people.share.participants.map { participant in
-            var participant = participant
-            if participant.userName == "grace" { participant.permission = .readOnly }
-            return participant
-        }
-        people.share = try await people.ada.container.persistUpdatedShare(people.share, in: people.ada.privateStore)
+        try await people.setPermission(.readOnly, of: "grace")
         try? await people.grace.container.syncNow()
         try await people.grace.container.syncNow()
         let graceItems = try await people.grace.items(of: "Groceries")
