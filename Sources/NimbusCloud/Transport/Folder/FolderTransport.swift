@@ -216,7 +216,12 @@ public struct FolderTransport: CloudTransport {
     public func pushMessages() -> AsyncThrowingStream<PushMessage, any Error> {
         let (stream, continuation) = AsyncThrowingStream<PushMessage, any Error>.makeStream()
         let layout = self.layout, interval = max(folder.pollInterval, 0.05), options = self.options
-        let own = try? index().peerID
+        // The index not opening is a failure the listener must see, not a reason to watch blind.
+        let own: String
+        do { own = try index().peerID } catch {
+            continuation.finish(throwing: error)
+            return stream
+        }
         let task = Task {
             var last: [String]?
             while !Task.isCancelled {
